@@ -1,0 +1,75 @@
+import { z } from "zod";
+
+/** Canonical review values (DESIGN §6). Input is case-insensitive; '_', '-' and space are equivalent. */
+export const FINDING_STATUSES = ["TO REVIEW", "TRUE POSITIVE", "FALSE POSITIVE", "ACCEPTED RISK", "FIXED"] as const;
+export const SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"] as const;
+export const LEVELS = ["HIGH", "MEDIUM", "LOW"] as const;
+
+export type FindingStatus = (typeof FINDING_STATUSES)[number];
+export type Severity = (typeof SEVERITIES)[number];
+export type Level = (typeof LEVELS)[number];
+
+export function canonicalLabel(value: string): string {
+  return value.trim().replace(/[_\-\s]+/g, " ").toUpperCase();
+}
+
+function labelSchema<T extends readonly [string, ...string[]]>(field: string, values: T) {
+  return z
+    .string({ error: `${field} must be a string.` })
+    .transform((v) => canonicalLabel(v))
+    .refine((v): v is T[number] => (values as readonly string[]).includes(v), {
+      message: `${field} must be one of: ${values.join(", ")}.`,
+    })
+    .transform((v) => v as T[number]);
+}
+
+const MAX_TEXT = 10_000;
+function textSchema(field: string) {
+  return z
+    .string({ error: `${field} must be a string.` })
+    .max(MAX_TEXT, { message: `${field} must be at most ${MAX_TEXT} characters.` });
+}
+
+/** Body of PUT /scan/{scan_id}/finding/{finding_id}: any non-empty subset of the spec's fields. */
+export const FindingUpdateBody = z
+  .strictObject(
+    {
+      status: labelSchema("status", FINDING_STATUSES).optional(),
+      reason: textSchema("reason").optional(),
+      remediation: textSchema("remediation").optional(),
+      severity: labelSchema("severity", SEVERITIES).optional(),
+      impact: textSchema("impact").optional(),
+      likelihood: labelSchema("likelihood", LEVELS).optional(),
+      confidence: labelSchema("confidence", LEVELS).optional(),
+    },
+    { error: (iss) => (iss.code === "unrecognized_keys" ? `Unknown field: ${iss.keys.join(", ")}.` : "Body must be a JSON object.") },
+  )
+  .refine((b) => Object.keys(b).length > 0, { message: "Body must contain at least one updatable field." });
+export type FindingUpdateBody = z.infer<typeof FindingUpdateBody>;
+
+export const TRIAGE_FIELDS = ["status", "reason", "remediation", "severity", "impact", "likelihood", "confidence"] as const;
+export type TriageField = (typeof TRIAGE_FIELDS)[number];
+
+/** The finding an analyzer adapter produces, before it is stored. */
+export interface NormalizedFinding {
+  analyzer: string;
+  rule_id: string;
+  title: string;
+  message: string;
+  cwe_id: string | null;
+  cwe_name: string | null;
+  owasp: string | null;
+  file: string;
+  start_line: number;
+  end_line: number;
+  start_column: number;
+  end_column: number;
+  snippet: string;
+  severity: Severity;
+  confidence: Level;
+  likelihood: Level | null;
+  impact: string | null;
+  remediation: string | null;
+  fingerprint: string;
+  raw: unknown;
+}

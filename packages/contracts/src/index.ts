@@ -1,0 +1,4 @@
+export * from "./git-uri";
+export * from "./finding";
+export * from "./scan";
+export * from "./jobs";

@@ -1,0 +1,22 @@
+import { z } from "zod";
+
+/**
+ * The one job catalog. Producers enqueue with `JobName` + `JobData<K>`; the worker's handler
+ * map is typed from it, so a missing handler is a compile error. Payloads change only by
+ * adding optional fields: jobs already waiting in Redis must still parse.
+ */
+export const JobCatalog = {
+  "scan.run": {
+    queue: "scans",
+    schema: z.object({
+      scan_id: z.string().min(1),
+      organization_id: z.string().min(1),
+      // Optional so jobs enqueued before request ids were carried still validate.
+      request_id: z.string().optional(),
+    }),
+  },
+} as const;
+
+export type JobName = keyof typeof JobCatalog;
+export type JobData<K extends JobName> = z.infer<(typeof JobCatalog)[K]["schema"]>;
+export const SCAN_QUEUE = "scans";

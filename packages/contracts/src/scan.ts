@@ -1,0 +1,40 @@
+import { z } from "zod";
+
+export const SCAN_STATES = ["queued", "running", "completed", "failed", "cancelled"] as const;
+export type ScanState = (typeof SCAN_STATES)[number];
+export const SCAN_PHASES = ["cloning", "analyzing", "storing"] as const;
+export type ScanPhase = (typeof SCAN_PHASES)[number];
+export const TERMINAL_STATES: readonly ScanState[] = ["completed", "failed", "cancelled"];
+
+/** A git ref name as git check-ref-format would accept it, minus anything option-like. */
+export const BranchName = z
+  .string({ error: "branch must be a string." })
+  .min(1, { message: "branch must not be empty." })
+  .max(255, { message: "branch must be at most 255 characters." })
+  .refine(
+    (b) =>
+      !b.startsWith("-") && !b.startsWith("/") && !b.endsWith("/") && !b.endsWith(".lock") && !b.endsWith(".") &&
+      !b.includes("..") && !b.includes("@{") && !b.includes("//") &&
+      // eslint-disable-next-line no-control-regex
+      !/[\u0000-\u0020\u007f~^:?*[\\]/.test(b),
+    { message: "branch is not a valid git branch name." },
+  );
+
+/** Body of POST /scan (spec §4.5). The URL policy is applied by the route, which knows the config. */
+export const ScanCreateBody = z.strictObject(
+  {
+    git_uri: z.string({ error: "git_uri is required and must be a string." }).max(2048, { message: "git_uri must be at most 2048 characters." }),
+    branch: BranchName.optional(),
+  },
+  { error: (iss) => (iss.code === "unrecognized_keys" ? `Unknown field: ${iss.keys.join(", ")}.` : "Body must be a JSON object.") },
+);
+export type ScanCreateBody = z.infer<typeof ScanCreateBody>;
+
+export interface AnalyzerRun {
+  name: string;
+  version: string | null;
+  status: "completed" | "skipped" | "failed" | "timeout";
+  notice?: string;
+  duration_ms: number;
+  findings: number;
+}
