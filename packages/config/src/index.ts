@@ -1,0 +1,146 @@
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * The only module that reads process.env. Each variable is parsed once, with a message that
+ * says how to fix a bad value; `.env.example` documents every one of them.
+ */
+
+const Bool = z
+  .enum(["true", "false", "1", "0", "yes", "no", ""], { message: "must be true or false" })
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const Int = (min: number, max: number) =>
+  z.coerce.number({ message: "must be a whole number" }).int({ message: "must be a whole number" }).min(min).max(max);
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /** HTTP port of the API (npm start and start:api). */
+  PORT: Int(0, 65535).default(8080),
+  /** Interface the API listens on. */
+  HOST: z.string().min(1).default("0.0.0.0"),
+  /** PostgreSQL connection string. Unset: embedded PGlite under DATA_DIR (single process). */
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), { message: "must start with postgres:// or postgresql://" }),
+  /** Where the embedded database and the initial token live. */
+  DATA_DIR: z.string().min(1).default("./.data"),
+  /** Redis for the job queue. */
+  REDIS_URL: z
+    .string()
+    .default("redis://127.0.0.1:6379")
+    .refine((v) => /^rediss?:\/\//.test(v), { message: "must start with redis:// or rediss://" }),
+  /** npm start launches redis-server itself when nothing answers at REDIS_URL. */
+  REDIS_AUTOSTART: Bool.default(true),
+  /** Key prefix of every queue; braces make it a Redis Cluster hash tag. */
+  QUEUE_PREFIX: z.string().min(1).max(64).default("{ax}"),
+  LOG_LEVEL: z.enum(["error", "warn", "info", "http", "verbose", "debug", "silly"]).default("info"),
+  /** json (production default) or pretty (development default). */
+  LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
+  /** Scans one worker process runs at once. */
+  WORKER_CONCURRENCY: Int(1, 64).default(2),
+  /** true also allows http://, file:// and local paths as git_uri (tests, air-gapped mirrors). */
+  ALLOW_INSECURE_GIT_URLS: Bool.default(false),
+  /** Where clones are made; each scan gets its own 0700 directory, removed afterwards. */
+  WORKSPACE_DIR: z.string().min(1).default(path.join(os.tmpdir(), "ax-workspaces")),
+  /** Express "trust proxy": false, true or a hop count. */
+  TRUST_PROXY: z
+    .string()
+    .default("false")
+    .transform((v, ctx) => {
+      if (v === "true") return true as boolean | number;
+      if (v === "false" || v === "") return false;
+      const n = Number(v);
+      if (Number.isInteger(n) && n >= 0) return n;
+      ctx.addIssue({ code: "custom", message: "must be true, false or a hop count" });
+      return z.NEVER;
+    }),
+  MAX_BODY_BYTES: Int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  MAX_CODE_BYTES: Int(1, 10 * 1024 * 1024).default(64 * 1024),
+  MAX_PROMPT_CHARS: Int(1, 1_000_000).default(8000),
+  MAX_REPO_BYTES: Int(1024, Number.MAX_SAFE_INTEGER).default(500 * 1024 * 1024),
+  SCAN_TIMEOUT_MS: Int(1000, 24 * 3600 * 1000).default(15 * 60 * 1000),
+  ANALYZER_TIMEOUT_MS: Int(1000, 24 * 3600 * 1000).default(5 * 60 * 1000),
+  ANALYZER_MAX_OUTPUT_BYTES: Int(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+  /** Threads per analyzer process (0: the analyzer decides). */
+  ANALYZER_THREADS: Int(0, 256).default(0),
+  /** Tries of a scan job before it is marked failed (crashes and transient errors). */
+  SCAN_ATTEMPTS: Int(1, 20).default(3),
+  /** BullMQ lock; a worker that dies is noticed after about this long. */
+  WORKER_LOCK_MS: Int(1000, 3600 * 1000).default(30_000),
+  WORKER_STALLED_INTERVAL_MS: Int(1000, 3600 * 1000).default(30_000),
+  /** How often the worker re-enqueues scans whose jobs Redis lost. */
+  RECONCILE_INTERVAL_MS: Int(1000, 3600 * 1000).default(30_000),
+  TOKEN_DEFAULT_EXPIRY_DAYS: Int(1, 3650).default(90),
+  /** Deadline for a graceful shutdown after SIGTERM. */
+  SHUTDOWN_TIMEOUT_MS: Int(1000, 600_000).default(25_000),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  env: Env["NODE_ENV"];
+  http: { port: number; host: string; trustProxy: boolean | number; maxBodyBytes: number };
+  database: { url: string | undefined; dataDir: string };
+  redis: { url: string; autostart: boolean; queuePrefix: string };
+  log: { level: Env["LOG_LEVEL"]; format: "json" | "pretty" };
+  worker: {
+    concurrency: number;
+    workspaceDir: string;
+    lockMs: number;
+    stalledIntervalMs: number;
+    reconcileIntervalMs: number;
+    attempts: number;
+  };
+  scan: {
+    allowInsecureGitUrls: boolean;
+    maxRepoBytes: number;
+    timeoutMs: number;
+    analyzerTimeoutMs: number;
+    analyzerMaxOutputBytes: number;
+    analyzerThreads: number;
+  };
+  limits: { maxCodeBytes: number; maxPromptChars: number };
+  tokens: { defaultExpiryDays: number };
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration (see .env.example):\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  return {
+    env: e.NODE_ENV,
+    http: { port: e.PORT, host: e.HOST, trustProxy: e.TRUST_PROXY, maxBodyBytes: e.MAX_BODY_BYTES },
+    database: { url: e.DATABASE_URL, dataDir: path.resolve(e.DATA_DIR) },
+    redis: { url: e.REDIS_URL, autostart: e.REDIS_AUTOSTART, queuePrefix: e.QUEUE_PREFIX },
+    log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? (e.NODE_ENV === "production" ? "json" : "pretty") },
+    worker: {
+      concurrency: e.WORKER_CONCURRENCY,
+      workspaceDir: path.resolve(e.WORKSPACE_DIR),
+      lockMs: e.WORKER_LOCK_MS,
+      stalledIntervalMs: e.WORKER_STALLED_INTERVAL_MS,
+      reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
+      attempts: e.SCAN_ATTEMPTS,
+    },
+    scan: {
+      allowInsecureGitUrls: e.ALLOW_INSECURE_GIT_URLS,
+      maxRepoBytes: e.MAX_REPO_BYTES,
+      timeoutMs: e.SCAN_TIMEOUT_MS,
+      analyzerTimeoutMs: e.ANALYZER_TIMEOUT_MS,
+      analyzerMaxOutputBytes: e.ANALYZER_MAX_OUTPUT_BYTES,
+      analyzerThreads: e.ANALYZER_THREADS,
+    },
+    limits: { maxCodeBytes: e.MAX_CODE_BYTES, maxPromptChars: e.MAX_PROMPT_CHARS },
+    tokens: { defaultExpiryDays: e.TOKEN_DEFAULT_EXPIRY_DAYS },
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  };
+}

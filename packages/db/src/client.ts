@@ -1,0 +1,99 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import { PGliteDialect } from "./pglite-dialect";
+import type { Database } from "./schema";
+
+export type Db = Kysely<Database>;
+
+export interface DbHandle {
+  db: Db;
+  kind: "postgres" | "pglite";
+  /** Runs a multi-statement SQL script in one transaction (migrations). */
+  runScript(script: string, after: (db: Db) => Promise<void>): Promise<void>;
+  /** A session-wide lock so that two processes never migrate at once (no-op embedded). */
+  withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DbOptions {
+  url?: string | undefined;
+  dataDir: string;
+  poolSize?: number;
+}
+
+const MIGRATION_LOCK_KEY = 7_402_113;
+
+/** PostgreSQL when a URL is given; otherwise PGlite persisted under dataDir/pgdata. */
+export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
+  return opts.url ? openPostgres(opts.url, opts.poolSize ?? 10) : openPGlite(opts.dataDir);
+}
+
+async function openPostgres(url: string, max: number): Promise<DbHandle> {
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
+  // A dropped idle connection must not crash the process; the pool replaces it.
+  pool.on("error", () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    kind: "postgres",
+    async runScript(script, after) {
+      await db.transaction().execute(async (trx) => {
+        await sql.raw(script).execute(trx);
+        await after(trx);
+      });
+    },
+    async withMigrationLock(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+        return await fn();
+      } finally {
+        await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => undefined);
+        client.release();
+      }
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+async function openPGlite(dataDir: string): Promise<DbHandle> {
+  const dir = path.join(dataDir, "pgdata");
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const pglite = await PGlite.create({ dataDir: dir });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    kind: "pglite",
+    async runScript(script, after) {
+      // PGlite's exec speaks the simple protocol, which multi-statement scripts need; the
+      // Kysely connection is held meanwhile so nothing else interleaves.
+      await db.connection().execute(async (conn) => {
+        await pglite.exec(`BEGIN;\n${script}`);
+        try {
+          await after(conn);
+          await pglite.exec("COMMIT");
+        } catch (err) {
+          await pglite.exec("ROLLBACK");
+          throw err;
+        }
+      });
+    },
+    withMigrationLock: (fn) => fn(),
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+      await pglite.close();
+    },
+  };
+}

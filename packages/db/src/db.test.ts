@@ -1,0 +1,71 @@
+// Real PostgreSQL (a database made for this suite) and real PGlite.
+import fs from "node:fs";
+import path from "node:path";
+import { createTestDatabase, tmpDir, type TestDatabase } from "@ax/testkit";
+import { openDatabase, type DbHandle } from "./client";
+import { migrate } from "./migrate";
+import { authenticate, createToken, generateToken, isWellFormedToken, revokeToken } from "./tokens";
+import { bootstrap } from "./bootstrap";
+import { createGroup, deleteGroup } from "./orgs";
+import { createScan, findOrCreateProject } from "./scans";
+
+describe.each(["postgres", "pglite"] as const)("database on %s", (kind) => {
+  let database: TestDatabase | undefined;
+  let handle: DbHandle;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = tmpDir("ax-db-");
+    if (kind === "postgres") database = await createTestDatabase();
+    handle = await openDatabase({ url: database?.url, dataDir });
+  });
+  afterAll(async () => {
+    await handle.close();
+    await database?.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("applies migrations once and is idempotent", async () => {
+    const first = await migrate(handle);
+    expect(first).toContain("0001_init");
+    expect(await migrate(handle)).toEqual([]);
+    if (kind === "pglite") expect(fs.existsSync(path.join(dataDir, "pgdata"))).toBe(true);
+  });
+
+  it("authenticates a fresh token and refuses revoked, expired and forged ones", async () => {
+    const t = await bootstrap(handle.db, { orgName: "Org", email: `a-${kind}@x.test`, displayName: "A", identityProvider: "google", expiresInDays: 1 });
+    const principal = await authenticate(handle.db, t.token);
+    expect(principal?.user.display_name).toBe("A");
+    expect(principal?.memberships).toEqual([{ organization_id: t.organization_id, name: "Org", role: "owner" }]);
+
+    expect(await authenticate(handle.db, generateToken())).toBeNull(); // well-formed, unknown
+    const forged = t.token.slice(0, -1) + (t.token.endsWith("A") ? "B" : "A");
+    expect(isWellFormedToken(forged)).toBe(false);
+    expect(await authenticate(handle.db, forged)).toBeNull();
+
+    const expired = await createToken(handle.db, { userId: t.user_id, name: "old", expiresInDays: -1 });
+    expect(await authenticate(handle.db, expired.token)).toBeNull();
+
+    const revocable = await createToken(handle.db, { userId: t.user_id, name: "r", expiresInDays: 5 });
+    expect(await authenticate(handle.db, revocable.token)).not.toBeNull();
+    expect(await revokeToken(handle.db, t.user_id, revocable.record.id)).toBeDefined();
+    expect(await authenticate(handle.db, revocable.token)).toBeNull();
+  });
+
+  it("serialises concurrent transactions (PGlite has one session)", async () => {
+    const t = await bootstrap(handle.db, { orgName: "Par", email: `p-${kind}@x.test`, displayName: "P", identityProvider: "local", expiresInDays: 1 });
+    const names = Array.from({ length: 12 }, (_, i) => `g${i}`);
+    const groups = await Promise.all(names.map((n) => createGroup(handle.db, t.organization_id, n)));
+    expect(groups.every(Boolean)).toBe(true);
+    const g = groups[0]!;
+    const project = await findOrCreateProject(handle.db, { organizationId: t.organization_id, groupId: g.id, gitUrl: "file:///x", name: "x" });
+    await Promise.all(
+      [1, 2, 3].map((i) =>
+        createScan(handle.db, { organizationId: t.organization_id, groupId: g.id, projectId: project.id, createdBy: t.user_id, gitUri: "file:///x", branch: null, idempotencyKey: `k${i}`, requestHash: null }),
+      ),
+    );
+    const deleted = await deleteGroup(handle.db, t.organization_id, g.id);
+    expect(deleted).toMatchObject({ projects: 1, scans: 3, findings: 0 });
+    expect(await deleteGroup(handle.db, t.organization_id, g.id)).toBeUndefined();
+  });
+});

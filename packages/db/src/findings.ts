@@ -1,0 +1,324 @@
+import { sql } from "kysely";
+import { TRIAGE_FIELDS, type AnalyzerRun, type FindingUpdateBody, type NormalizedFinding, type TriageField } from "@ax/contracts";
+import type { Db } from "./client";
+import { newId } from "./ids";
+import type { Finding, FindingHistory, NewFinding } from "./schema";
+
+const INSERT_CHUNK = 250;
+
+export interface StoreResultsInput {
+  scanId: string;
+  projectId: string;
+  organizationId: string;
+  findings: NormalizedFinding[];
+  analyzers: AnalyzerRun[];
+  languages: string[];
+}
+
+export interface StoreResultsOutcome {
+  stored: boolean;
+  counts: Record<string, number>;
+}
+
+/**
+ * Writes a scan's findings and completes it, in one transaction, exactly once: the scan row
+ * is locked and must still be running, so a cancelled or deleted scan discards its late
+ * results, and a re-run job replaces rather than duplicates. Triage carries over from the
+ * project's previous completed scan by fingerprint; what that scan had and this one lacks is
+ * reported here as FIXED.
+ */
+export async function storeScanResults(db: Db, input: StoreResultsInput): Promise<StoreResultsOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const scan = await trx.selectFrom("scans").select(["id"]).where("id", "=", input.scanId).where("state", "=", "running").forUpdate().executeTakeFirst();
+    if (!scan) return { stored: false, counts: {} };
+
+    const previous = await trx
+      .selectFrom("scans")
+      .select("id")
+      .where("project_id", "=", input.projectId)
+      .where("state", "=", "completed")
+      .where("id", "!=", input.scanId)
+      .orderBy("finished_at", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    const prior = previous ? await trx.selectFrom("findings").selectAll().where("scan_id", "=", previous.id).execute() : [];
+    const priorByFp = new Map(prior.map((f) => [f.fingerprint, f]));
+
+    await trx.deleteFrom("findings").where("scan_id", "=", input.scanId).execute();
+
+    const rows: NewFinding[] = [];
+    const history: { finding_id: string; changes: Record<string, { from: string | null; to: string | null }>; from: string; version: number }[] = [];
+    const seen = new Set<string>();
+    for (const f of input.findings) {
+      if (seen.has(f.fingerprint)) continue;
+      seen.add(f.fingerprint);
+      const id = newId();
+      const row: NewFinding = {
+        id,
+        scan_id: input.scanId,
+        organization_id: input.organizationId,
+        project_id: input.projectId,
+        analyzer: f.analyzer,
+        rule_id: f.rule_id,
+        title: f.title,
+        message: f.message,
+        cwe_id: f.cwe_id,
+        cwe_name: f.cwe_name,
+        owasp: f.owasp,
+        file: f.file,
+        start_line: f.start_line,
+        end_line: f.end_line,
+        start_column: f.start_column,
+        end_column: f.end_column,
+        snippet: f.snippet,
+        fingerprint: f.fingerprint,
+        first_seen_scan_id: input.scanId,
+        baseline_state: "new",
+        severity: f.severity,
+        confidence: f.confidence,
+        likelihood: f.likelihood,
+        impact: f.impact,
+        remediation: f.remediation,
+        raw: JSON.stringify(f.raw ?? null),
+      };
+      const before = priorByFp.get(f.fingerprint);
+      if (before && before.status !== "FIXED") {
+        row.baseline_state = "unchanged";
+        row.first_seen_scan_id = before.first_seen_scan_id ?? before.scan_id;
+        const carried = carryTriage(row, before);
+        if (Object.keys(carried).length > 0) {
+          row.version = 2;
+          history.push({ finding_id: id, changes: carried, from: before.id, version: 2 });
+        }
+      }
+      rows.push(row);
+    }
+
+    for (const before of prior) {
+      if (seen.has(before.fingerprint) || before.status === "FIXED") continue;
+      const id = newId();
+      const { id: _id, scan_id: _s, severity_rank: _r, created_at: _c, updated_at: _u, raw, ...rest } = before;
+      rows.push({
+        ...rest,
+        id,
+        scan_id: input.scanId,
+        baseline_state: "absent",
+        status: "FIXED",
+        triaged_fields: [...new Set([...before.triaged_fields, "status"])],
+        version: 2,
+        raw: JSON.stringify(raw ?? null),
+      });
+      history.push({ finding_id: id, changes: { status: { from: before.status, to: "FIXED" } }, from: before.id, version: 2 });
+    }
+
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+      await trx.insertInto("findings").values(rows.slice(i, i + INSERT_CHUNK)).execute();
+    }
+    for (let i = 0; i < history.length; i += INSERT_CHUNK) {
+      await trx
+        .insertInto("finding_history")
+        .values(
+          history.slice(i, i + INSERT_CHUNK).map((h) => ({
+            id: newId(),
+            finding_id: h.finding_id,
+            organization_id: input.organizationId,
+            changed_by: null,
+            source: "carried" as const,
+            carried_from: h.from,
+            changes: JSON.stringify(h.changes),
+            version: h.version,
+          })),
+        )
+        .execute();
+    }
+
+    const counts = countBySeverity(rows);
+    await trx
+      .updateTable("scans")
+      .set({
+        state: "completed",
+        phase: null,
+        progress: 100,
+        error: null,
+        counts: JSON.stringify(counts),
+        analyzers: JSON.stringify(input.analyzers),
+        languages: input.languages,
+        finished_at: sql`now()`,
+        updated_at: sql`now()`,
+      })
+      .where("id", "=", input.scanId)
+      .execute();
+    return { stored: true, counts };
+  });
+}
+
+/** Copies the reviewer-set fields of the earlier finding onto the new row; returns what changed. */
+function carryTriage(row: NewFinding, before: Finding) {
+  const changes: Record<string, { from: string | null; to: string | null }> = {};
+  const fields = before.triaged_fields.filter((f): f is TriageField => (TRIAGE_FIELDS as readonly string[]).includes(f));
+  const target = row as Record<TriageField, string | null | undefined>;
+  for (const field of fields) {
+    const from = target[field] ?? (field === "status" ? "TO REVIEW" : null);
+    const to = before[field];
+    if (from !== to) changes[field] = { from, to };
+    target[field] = to;
+  }
+  row.triaged_fields = fields;
+  return changes;
+}
+
+function countBySeverity(rows: NewFinding[]): Record<string, number> {
+  const counts: Record<string, number> = { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 0, total: 0, new: 0, fixed: 0 };
+  for (const r of rows) {
+    if (r.status === "FIXED" && r.baseline_state === "absent") {
+      counts.fixed = (counts.fixed ?? 0) + 1;
+      continue;
+    }
+    counts[r.severity] = (counts[r.severity] ?? 0) + 1;
+    counts.total = (counts.total ?? 0) + 1;
+    if (r.baseline_state === "new") counts.new = (counts.new ?? 0) + 1;
+  }
+  return counts;
+}
+
+export interface FindingFilters {
+  severity?: string[] | undefined;
+  status?: string[] | undefined;
+  cwe?: string[] | undefined;
+  rule?: string[] | undefined;
+  analyzer?: string[] | undefined;
+  baseline?: string[] | undefined;
+  file?: string | undefined;
+}
+
+export interface FindingCursor {
+  rank: number;
+  file: string;
+  line: number;
+  id: string;
+}
+
+export function listFindings(
+  db: Db,
+  q: { organizationId: string; scanId: string; filters: FindingFilters; after?: FindingCursor | undefined; limit: number },
+): Promise<Finding[]> {
+  let query = db.selectFrom("findings").selectAll().where("organization_id", "=", q.organizationId).where("scan_id", "=", q.scanId);
+  const f = q.filters;
+  if (f.severity?.length) query = query.where("severity", "in", f.severity);
+  if (f.status?.length) query = query.where("status", "in", f.status);
+  if (f.cwe?.length) query = query.where("cwe_id", "in", f.cwe);
+  if (f.rule?.length) query = query.where("rule_id", "in", f.rule);
+  if (f.analyzer?.length) query = query.where("analyzer", "in", f.analyzer);
+  if (f.baseline?.length) query = query.where("baseline_state", "in", f.baseline as ("new" | "unchanged" | "absent")[]);
+  if (f.file) {
+    // A path prefix: escape LIKE's wildcards so that '%' in a name matches itself.
+    const escaped = f.file.replace(/[\\%_]/g, (c) => `\\${c}`);
+    query = query.where("file", "like", `${escaped}%`);
+  }
+  if (q.after) {
+    const a = q.after;
+    query = query.where(sql<boolean>`(severity_rank, file, start_line, id) > (${a.rank}, ${a.file}, ${a.line}, ${a.id})`);
+  }
+  return query.orderBy("severity_rank").orderBy("file").orderBy("start_line").orderBy("id").limit(q.limit).execute();
+}
+
+export function getFinding(db: Db, organizationId: string, scanId: string, findingId: string): Promise<Finding | undefined> {
+  return db
+    .selectFrom("findings")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("scan_id", "=", scanId)
+    .where("id", "=", findingId)
+    .executeTakeFirst();
+}
+
+export type UpdateOutcome = { kind: "updated"; finding: Finding; changed: string[] } | { kind: "not_found" } | { kind: "conflict"; version: number };
+
+/**
+ * Applies the fields present in the patch, and only those, recording what changed in the
+ * finding's history. With expectedVersion, a finding changed meanwhile is a conflict.
+ */
+export async function updateFinding(
+  db: Db,
+  input: { organizationId: string; scanId: string; findingId: string; patch: FindingUpdateBody; userId: string; expectedVersion?: number | undefined },
+): Promise<UpdateOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const current = await trx
+      .selectFrom("findings")
+      .selectAll()
+      .where("organization_id", "=", input.organizationId)
+      .where("scan_id", "=", input.scanId)
+      .where("id", "=", input.findingId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!current) return { kind: "not_found" };
+    if (input.expectedVersion !== undefined && input.expectedVersion !== current.version) return { kind: "conflict", version: current.version };
+
+    const changes: Record<string, { from: string | null; to: string | null }> = {};
+    const set: Partial<Record<TriageField, string>> = {};
+    for (const field of TRIAGE_FIELDS) {
+      const value = input.patch[field];
+      if (value === undefined) continue;
+      if (current[field] !== value) {
+        changes[field] = { from: current[field], to: value };
+        set[field] = value;
+      }
+    }
+    const changed = Object.keys(changes);
+    if (changed.length === 0) return { kind: "updated", finding: current, changed };
+
+    const version = current.version + 1;
+    const finding = await trx
+      .updateTable("findings")
+      .set({
+        ...set,
+        triaged_fields: [...new Set([...current.triaged_fields, ...changed])],
+        version,
+        updated_at: sql`now()`,
+      })
+      .where("id", "=", current.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto("finding_history")
+      .values({
+        id: newId(),
+        finding_id: current.id,
+        organization_id: input.organizationId,
+        changed_by: input.userId,
+        source: "review",
+        carried_from: null,
+        changes: JSON.stringify(changes),
+        version,
+      })
+      .execute();
+    return { kind: "updated", finding, changed };
+  });
+}
+
+export function findingHistory(db: Db, organizationId: string, findingId: string): Promise<(FindingHistory & { display_name: string | null })[]> {
+  return db
+    .selectFrom("finding_history as h")
+    .leftJoin("users as u", "u.id", "h.changed_by")
+    .selectAll("h")
+    .select("u.display_name")
+    .where("h.organization_id", "=", organizationId)
+    .where("h.finding_id", "=", findingId)
+    .orderBy("h.version")
+    .orderBy("h.created_at")
+    .execute();
+}
+
+/** Every finding of a scan in report order (SARIF export). */
+export function allFindings(db: Db, organizationId: string, scanId: string): Promise<Finding[]> {
+  return db
+    .selectFrom("findings")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("scan_id", "=", scanId)
+    .orderBy("severity_rank")
+    .orderBy("file")
+    .orderBy("start_line")
+    .orderBy("id")
+    .execute();
+}

@@ -1,0 +1,157 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+
+/** Row types of the tables in migrations/*.sql; keep the two in step. */
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  created_at: CreatedAt;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  display_name: string;
+  identity_provider: string;
+  is_instance_admin: Generated<boolean>;
+  created_at: CreatedAt;
+}
+
+export type Role = "owner" | "admin" | "member" | "viewer";
+
+export interface MembershipsTable {
+  organization_id: string;
+  user_id: string;
+  role: Role;
+  created_at: CreatedAt;
+}
+
+export interface ApiTokensTable {
+  id: string;
+  user_id: string;
+  name: string;
+  token_hash: string;
+  display_hint: string;
+  scopes: Generated<string[]>;
+  expires_at: Timestamp;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+export interface GroupsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  created_at: CreatedAt;
+}
+
+export interface ProjectsTable {
+  id: string;
+  organization_id: string;
+  group_id: string;
+  name: string;
+  git_url: string;
+  created_at: CreatedAt;
+}
+
+export interface ScansTable {
+  id: string;
+  organization_id: string;
+  group_id: string;
+  project_id: string;
+  created_by: string | null;
+  git_uri: string;
+  branch: string | null;
+  requested_branch: string | null;
+  commit_sha: string | null;
+  state: Generated<string>;
+  phase: string | null;
+  progress: Generated<number>;
+  error: string | null;
+  attempts: Generated<number>;
+  analyzers: Json<unknown[]>;
+  languages: Generated<string[]>;
+  counts: Json<Record<string, number>>;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  created_at: CreatedAt;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  updated_at: Generated<Date>;
+}
+
+export interface FindingsTable {
+  id: string;
+  scan_id: string;
+  organization_id: string;
+  project_id: string;
+  analyzer: string;
+  rule_id: string;
+  title: string;
+  message: string;
+  cwe_id: string | null;
+  cwe_name: string | null;
+  owasp: string | null;
+  file: string;
+  start_line: number;
+  end_line: number;
+  start_column: number;
+  end_column: number;
+  snippet: string;
+  fingerprint: string;
+  first_seen_scan_id: string | null;
+  baseline_state: Generated<"new" | "unchanged" | "absent">;
+  status: Generated<string>;
+  reason: string | null;
+  remediation: string | null;
+  severity: string;
+  impact: string | null;
+  likelihood: string | null;
+  confidence: string;
+  severity_rank: ColumnType<number, never, never>;
+  triaged_fields: Generated<string[]>;
+  version: Generated<number>;
+  raw: Json<unknown> | null;
+  created_at: CreatedAt;
+  updated_at: Generated<Date>;
+}
+
+export interface FindingHistoryTable {
+  id: string;
+  finding_id: string;
+  organization_id: string;
+  changed_by: string | null;
+  source: "review" | "carried";
+  carried_from: string | null;
+  changes: Json<Record<string, { from: string | null; to: string | null }>>;
+  version: number;
+  created_at: CreatedAt;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  api_tokens: ApiTokensTable;
+  groups: GroupsTable;
+  projects: ProjectsTable;
+  scans: ScansTable;
+  findings: FindingsTable;
+  finding_history: FindingHistoryTable;
+}
+
+export type Organization = Selectable<OrganizationsTable>;
+export type User = Selectable<UsersTable>;
+export type ApiToken = Selectable<ApiTokensTable>;
+export type Group = Selectable<GroupsTable>;
+export type Project = Selectable<ProjectsTable>;
+export type Scan = Selectable<ScansTable>;
+export type Finding = Selectable<FindingsTable>;
+export type NewFinding = Insertable<FindingsTable>;
+export type FindingPatch = Updateable<FindingsTable>;
+export type FindingHistory = Selectable<FindingHistoryTable>;

@@ -1,0 +1,118 @@
+import { createHash, randomInt } from "node:crypto";
+import { crc32 } from "node:zlib";
+import type { Db } from "./client";
+import { newId } from "./ids";
+import type { ApiToken, Role, User } from "./schema";
+
+/**
+ * Personal access tokens (DESIGN §3): "axk_" + 40 base62 characters + a 6-character base62
+ * CRC32 of everything before it. The checksum lets a malformed or mistyped token be refused
+ * without a database query and makes leaked tokens easy to find with a regular expression.
+ * Only the SHA-256 of a token is stored.
+ */
+const PREFIX = "axk_";
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+export const TOKEN_PATTERN = /^axk_[0-9A-Za-z]{46}$/;
+
+function base62(n: number, width: number): string {
+  let out = "";
+  for (let v = n; v > 0; v = Math.floor(v / 62)) out = ALPHABET[v % 62] + out;
+  return out.padStart(width, "0");
+}
+
+function checksum(body: string): string {
+  return base62(crc32(Buffer.from(body, "utf8")), 6);
+}
+
+export function generateToken(): string {
+  let body = PREFIX;
+  for (let i = 0; i < 40; i++) body += ALPHABET[randomInt(62)];
+  return body + checksum(body);
+}
+
+export function isWellFormedToken(token: string): boolean {
+  if (!TOKEN_PATTERN.test(token)) return false;
+  return checksum(token.slice(0, -6)) === token.slice(-6);
+}
+
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
+}
+
+export interface CreatedToken {
+  token: string;
+  record: ApiToken;
+}
+
+export async function createToken(
+  db: Db,
+  input: { userId: string; name: string; expiresInDays: number; scopes?: string[] },
+): Promise<CreatedToken> {
+  const token = generateToken();
+  const record = await db
+    .insertInto("api_tokens")
+    .values({
+      id: newId(),
+      user_id: input.userId,
+      name: input.name,
+      token_hash: hashToken(token),
+      display_hint: `${token.slice(0, 8)}…${token.slice(-4)}`,
+      scopes: input.scopes ?? [],
+      expires_at: new Date(Date.now() + input.expiresInDays * 86_400_000),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { token, record };
+}
+
+export interface Principal {
+  user: User;
+  token: ApiToken;
+  memberships: { organization_id: string; name: string; role: Role }[];
+}
+
+/** The caller behind a token, or null when it is unknown, expired or revoked (one answer for all). */
+export async function authenticate(db: Db, token: string): Promise<Principal | null> {
+  if (!isWellFormedToken(token)) return null;
+  const row = await db
+    .selectFrom("api_tokens")
+    .selectAll()
+    .where("token_hash", "=", hashToken(token))
+    .where("revoked_at", "is", null)
+    .where("expires_at", ">", new Date())
+    .executeTakeFirst();
+  if (!row) return null;
+  const user = await db.selectFrom("users").selectAll().where("id", "=", row.user_id).executeTakeFirst();
+  if (!user) return null;
+  const memberships = await db
+    .selectFrom("memberships as m")
+    .innerJoin("organizations as o", "o.id", "m.organization_id")
+    .select(["m.organization_id", "o.name", "m.role"])
+    .where("m.user_id", "=", user.id)
+    .orderBy("o.created_at")
+    .execute();
+  // Throttled so that a busy client does not turn every request into a write.
+  await db
+    .updateTable("api_tokens")
+    .set({ last_used_at: new Date() })
+    .where("id", "=", row.id)
+    .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", new Date(Date.now() - 60_000))]))
+    .execute();
+  return { user, token: row, memberships };
+}
+
+export function listTokens(db: Db, userId: string): Promise<ApiToken[]> {
+  return db.selectFrom("api_tokens").selectAll().where("user_id", "=", userId).orderBy("created_at", "desc").orderBy("id").execute();
+}
+
+/** Revokes one of the user's own tokens; false when there is no such token of theirs. */
+export async function revokeToken(db: Db, userId: string, tokenId: string): Promise<ApiToken | undefined> {
+  return db
+    .updateTable("api_tokens")
+    .set({ revoked_at: new Date() })
+    .where("id", "=", tokenId)
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null)
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -1,0 +1,86 @@
+import { Queue, type JobsOptions } from "bullmq";
+import { Redis, type RedisOptions } from "ioredis";
+import { JobCatalog, type JobData, type JobName } from "@ax/contracts";
+
+/**
+ * The queue side of the job catalog: one factory for connections and queue defaults, and a
+ * typed producer. Job data holds identifiers only; everything else is read from PostgreSQL,
+ * so nothing secret sits in Redis and losing Redis loses no scan state.
+ */
+
+export interface QueueSettings {
+  redisUrl: string;
+  prefix: string;
+  attempts: number;
+}
+
+/** Producers fail fast when Redis is down (the API answers 503) instead of queueing in memory. */
+export function producerConnection(url: string, extra: RedisOptions = {}): Redis {
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 5_000, lazyConnect: false, ...extra });
+  redis.on("error", () => undefined);
+  return redis;
+}
+
+/** Workers block on Redis and must retry forever across restarts (BullMQ requires null). */
+export function workerConnection(url: string): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true });
+  redis.on("error", () => undefined);
+  return redis;
+}
+
+export function defaultJobOptions(attempts: number): JobsOptions {
+  return {
+    attempts,
+    backoff: { type: "exponential", delay: 5_000 },
+    removeOnComplete: { age: 24 * 3600, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+  };
+}
+
+export class JobQueue {
+  readonly queues = new Map<string, Queue>();
+  constructor(
+    private readonly connection: Redis,
+    private readonly settings: QueueSettings,
+  ) {}
+
+  queue(name: string): Queue {
+    let q = this.queues.get(name);
+    if (!q) {
+      q = new Queue(name, {
+        connection: this.connection,
+        prefix: this.settings.prefix,
+        defaultJobOptions: defaultJobOptions(this.settings.attempts),
+        streams: { events: { maxLen: 10_000 } },
+      });
+      q.on("error", () => undefined);
+      this.queues.set(name, q);
+    }
+    return q;
+  }
+
+  /** Validates the payload against the catalog, then adds it. The job id dedupes repeats. */
+  async enqueue<K extends JobName>(name: K, data: JobData<K>, opts: { jobId: string }): Promise<void> {
+    const entry = JobCatalog[name];
+    const payload = entry.schema.parse(data);
+    await this.queue(entry.queue).add(name, payload, { jobId: opts.jobId });
+  }
+
+  /** Removes a job that has not started; a running one is stopped by its scan's state instead. */
+  async removeIfWaiting(queueName: string, jobId: string): Promise<boolean> {
+    const job = await this.queue(queueName).getJob(jobId);
+    if (!job) return false;
+    const state = await job.getState();
+    if (state === "waiting" || state === "delayed" || state === "prioritized" || state === "paused") {
+      await job.remove();
+      return true;
+    }
+    return false;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+  }
+}
+
+export { JobCatalog, type JobName, type JobData };

@@ -1,0 +1,136 @@
+/**
+ * Test support: every suite gets its own PostgreSQL database on the real server and its
+ * own queue prefix on the real Redis, so suites run in parallel and never touch
+ * development data. Git repositories are made with the real git binary.
+ */
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { loadConfig, type Config } from "@ax/config";
+import { bootstrap, migrate, openDatabase, type BootstrapResult, type DbHandle } from "@ax/db";
+
+export const TEST_PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `ax_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: TEST_PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(TEST_PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      const c = new pg.Client({ connectionString: TEST_PG_ADMIN_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export function testQueuePrefix(): string {
+  return `{axtest-${randomBytes(5).toString("hex")}}`;
+}
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({
+    NODE_ENV: "test",
+    LOG_LEVEL: "error",
+    ALLOW_INSECURE_GIT_URLS: "true",
+    REDIS_URL: TEST_REDIS_URL,
+    WORKSPACE_DIR: path.join(os.tmpdir(), "ax-test-workspaces"),
+    ...overrides,
+  });
+}
+
+export interface TestStack {
+  config: Config;
+  database: TestDatabase;
+  handle: DbHandle;
+  tenant: BootstrapResult;
+  close(): Promise<void>;
+}
+
+/** A migrated database with one organization, its owner and a token. */
+export async function createTestStack(overrides: Record<string, string> = {}): Promise<TestStack> {
+  const database = await createTestDatabase();
+  const config = testConfig({ DATABASE_URL: database.url, QUEUE_PREFIX: testQueuePrefix(), ...overrides });
+  const handle = await openDatabase({ url: database.url, dataDir: config.database.dataDir, poolSize: 5 });
+  await migrate(handle);
+  const tenant = await bootstrap(handle.db, {
+    orgName: "Acme",
+    email: `owner-${randomBytes(3).toString("hex")}@acme.test`,
+    displayName: "Ada Owner",
+    identityProvider: "github",
+    expiresInDays: 30,
+  });
+  return {
+    config,
+    database,
+    handle,
+    tenant,
+    async close() {
+      await handle.close();
+      await database.drop();
+    },
+  };
+}
+
+export function tmpDir(prefix = "ax-test-"): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "Test",
+  GIT_AUTHOR_EMAIL: "test@example.test",
+  GIT_COMMITTER_NAME: "Test",
+  GIT_COMMITTER_EMAIL: "test@example.test",
+  GIT_CONFIG_NOSYSTEM: "1",
+};
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, { cwd, env: GIT_ENV, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+}
+
+/** A repository with the given files committed on `branch`; returns its path. */
+export function makeGitRepo(files: Record<string, string>, opts: { branch?: string; dir?: string } = {}): string {
+  const dir = opts.dir ?? tmpDir("ax-repo-");
+  git(dir, "init", "-q", "-b", opts.branch ?? "main");
+  commitFiles(dir, files, "initial");
+  return dir;
+}
+
+export function commitFiles(dir: string, files: Record<string, string>, message: string): string {
+  for (const [name, content] of Object.entries(files)) {
+    const file = path.join(dir, name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, content);
+  }
+  git(dir, "add", "-A");
+  git(dir, "commit", "-q", "-m", message);
+  return git(dir, "rev-parse", "HEAD");
+}
+
+export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${opts.what ?? "condition"}`);
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
+  }
+}
