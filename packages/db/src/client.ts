@@ -97,3 +97,7 @@ async function openPGlite(dataDir: string): Promise<DbHandle> {
     },
   };
 }
+
+export async function pingDb(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
+}

@@ -71,7 +71,7 @@ export class JobQueue {
     const job = await this.queue(queueName).getJob(jobId);
     if (!job) return false;
     const state = await job.getState();
-    if (state === "waiting" || state === "delayed" || state === "prioritized" || state === "paused") {
+    if (state === "waiting" || state === "delayed" || state === "prioritized") {
       await job.remove();
       return true;
     }

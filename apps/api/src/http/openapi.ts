@@ -1,0 +1,83 @@
+import { z } from "zod";
+import type { AnyRoute } from "./route";
+
+/** OpenAPI 3.1 from the same route definitions and Zod schemas that validate requests. */
+export function buildOpenApi(routes: AnyRoute[], opts: { version: string; serverUrl?: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const path = `/api/v2${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`;
+    const parameters = [
+      ...objectParams(r.params, "path"),
+      ...objectParams(r.query, "query"),
+      ...(r.headers ?? []).map((h) => ({ name: h.name, in: "header", required: h.required ?? false, description: h.description, schema: { type: "string" } })),
+    ];
+    const responses: Record<string, unknown> = {};
+    for (const [status, doc] of Object.entries(r.responses)) {
+      const type = doc.contentType ?? "application/json";
+      responses[status] = {
+        description: doc.description,
+        ...(doc.schema || doc.contentType ? { content: { [type]: doc.schema ? { schema: toSchema(doc.schema, "output") } : {} } } : {}),
+      };
+    }
+    (paths[path] ??= {})[r.method] = {
+      operationId: r.operationId,
+      summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
+      tags: r.tags,
+      ...(r.auth === "public" ? { security: [] } : {}),
+      ...(parameters.length ? { parameters } : {}),
+      ...(r.body ? { requestBody: { required: true, content: { "application/json": { schema: toSchema(r.body, "input") } } } } : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Code Scanning and AI Review Service",
+      version: opts.version,
+      description: "Scans git repositories for vulnerabilities, manages findings, and gives AI help on them. Authenticate with a personal access token in the X-AX-KEY header.",
+    },
+    servers: [{ url: opts.serverUrl ?? "/" }],
+    security: [{ ApiKeyAuth: [] }],
+    components: { securitySchemes: { ApiKeyAuth: { type: "apiKey", in: "header", name: "X-AX-KEY" } } },
+    tags: ["Health", "Profile", "Public Scan", "Admin", "Scan", "GenAI", "Vulnerabilities"].map((name) => ({ name })),
+    paths,
+  };
+}
+
+function toSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+function objectParams(schema: z.ZodType | undefined, where: "path" | "query") {
+  if (!schema) return [];
+  const json = toSchema(schema, "input") as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, s]) => ({
+    name,
+    in: where,
+    required: where === "path" || (json.required ?? []).includes(name),
+    schema: s,
+  }));
+}
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A self-contained reference page (no CDN scripts, so the default CSP holds). */
+export function renderDocsPage(doc: ReturnType<typeof buildOpenApi>): string {
+  const ops: string[] = [];
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, raw] of Object.entries(methods)) {
+      const op = raw as { summary: string; description?: string; tags: string[]; security?: unknown[]; parameters?: { name: string; in: string; required: boolean }[]; requestBody?: { content: Record<string, { schema: unknown }> }; responses: Record<string, { description: string }> };
+      const params = (op.parameters ?? []).map((p) => `<li><code>${esc(p.name)}</code> (${p.in}${p.required ? ", required" : ""})</li>`).join("");
+      const body = op.requestBody ? `<details><summary>Request body</summary><pre>${esc(JSON.stringify(op.requestBody.content["application/json"]?.schema, null, 2))}</pre></details>` : "";
+      const responses = Object.entries(op.responses).map(([s, r]) => `<li><b>${s}</b> ${esc(r.description)}</li>`).join("");
+      ops.push(`<section><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${esc(path)}</code>${op.security ? ' <small>public</small>' : ""}</h3>
+<p>${esc(op.summary)}</p>${op.description ? `<p>${esc(op.description)}</p>` : ""}${params ? `<ul>${params}</ul>` : ""}${body}<ul>${responses}</ul></section>`);
+    }
+  }
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(doc.info.title)} — API reference</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#1b1f24}code,pre{font-family:ui-monospace,monospace}pre{background:#f4f5f7;padding:.75rem;overflow:auto}section{border-top:1px solid #ddd;padding:.5rem 0}.m{display:inline-block;min-width:4.5em;font-size:.8em;padding:.1em .4em;border-radius:3px;color:#fff;background:#555}.get{background:#1f6feb}.post{background:#2da44e}.put{background:#bf8700}.delete{background:#cf222e}</style></head>
+<body><h1>${esc(doc.info.title)}</h1><p>${esc(doc.info.description)}</p><p>Machine-readable: <a href="/api/v2/openapi.json">/api/v2/openapi.json</a> (OpenAPI ${doc.openapi}).</p>${ops.join("\n")}</body></html>`;
+}

@@ -1,0 +1,125 @@
+import { z } from "zod";
+import { FINDING_STATUSES, LEVELS, SCAN_PHASES, SCAN_STATES, SEVERITIES } from "@ax/contracts";
+
+/** Shapes of responses and shared inputs, for validation and for the OpenAPI document. */
+
+export const ErrorBody = z.object({
+  code: z.number().int(),
+  message: z.string(),
+  details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+
+export const Id = z.string({ error: "must be a string" }).min(1).max(200);
+export const Cursor = z.string().max(2000).optional();
+export const Limit = (max: number, def: number) =>
+  z.coerce.number({ error: "limit must be a number" }).int({ error: "limit must be a whole number" }).min(1, { error: `limit must be between 1 and ${max}` }).max(max, { error: `limit must be between 1 and ${max}` }).default(def);
+
+/** Comma-separated filter values (`?severity=high,critical`), also repeatable. */
+export const CsvList = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((v) => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(Boolean)))
+  .refine((v) => v === undefined || v.length <= 50, { message: "at most 50 values" });
+
+export const OrgQuery = z.object({ organization_id: Id.optional() });
+
+export const AnalyzerRunView = z.object({
+  name: z.string(),
+  version: z.string().nullable(),
+  status: z.enum(["completed", "skipped", "failed", "timeout"]),
+  notice: z.string().optional(),
+  duration_ms: z.number(),
+  findings: z.number(),
+});
+
+export const ScanView = z.object({
+  scan_id: z.string(),
+  organization_id: z.string(),
+  group_id: z.string(),
+  project_id: z.string(),
+  state: z.enum(SCAN_STATES),
+  phase: z.enum(SCAN_PHASES).nullable(),
+  progress: z.number().int().min(0).max(100),
+  git_uri: z.string(),
+  branch: z.string().nullable(),
+  commit: z.string().nullable(),
+  error: z.string().nullable(),
+  attempts: z.number().int(),
+  languages: z.array(z.string()),
+  analyzers: z.array(AnalyzerRunView),
+  counts: z.record(z.string(), z.number()),
+  created_at: z.string().nullable(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  duration_ms: z.number().nullable(),
+});
+
+export const FindingView = z.object({
+  finding_id: z.string(),
+  scan_id: z.string(),
+  project_id: z.string(),
+  analyzer: z.string(),
+  rule_id: z.string(),
+  title: z.string(),
+  message: z.string(),
+  cwe_id: z.string().nullable(),
+  cwe_name: z.string().nullable(),
+  owasp: z.string().nullable(),
+  file: z.string(),
+  start_line: z.number().int(),
+  end_line: z.number().int(),
+  start_column: z.number().int(),
+  end_column: z.number().int(),
+  snippet: z.string(),
+  fingerprint: z.string(),
+  first_seen_scan_id: z.string().nullable(),
+  baseline_state: z.enum(["new", "unchanged", "absent"]),
+  status: z.enum(FINDING_STATUSES),
+  reason: z.string().nullable(),
+  remediation: z.string().nullable(),
+  severity: z.enum(SEVERITIES),
+  impact: z.string().nullable(),
+  likelihood: z.enum(LEVELS).nullable(),
+  confidence: z.enum(LEVELS),
+  version: z.number().int(),
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+});
+
+export const HistoryView = z.object({
+  version: z.number().int(),
+  source: z.enum(["review", "carried"]),
+  changed_by: z.object({ user_id: z.string(), display_name: z.string().nullable() }).nullable(),
+  carried_from_finding_id: z.string().nullable(),
+  changes: z.record(z.string(), z.object({ from: z.string().nullable(), to: z.string().nullable() })),
+  created_at: z.string().nullable(),
+});
+
+export const GroupView = z.object({ group_id: z.string(), organization_id: z.string(), name: z.string(), created_at: z.string().nullable() });
+export const ProjectView = z.object({
+  project_id: z.string(),
+  group_id: z.string(),
+  organization_id: z.string(),
+  name: z.string(),
+  git_url: z.string(),
+  created_at: z.string().nullable(),
+});
+export const TokenView = z.object({
+  token_id: z.string(),
+  name: z.string(),
+  hint: z.string(),
+  scopes: z.array(z.string()),
+  created_at: z.string().nullable(),
+  expires_at: z.string().nullable(),
+  last_used_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+});
+
+export const listOf = <T extends z.ZodType>(key: string, item: T) => z.object({ [key]: z.array(item), next_cursor: z.string().nullable() });
+
+/** Error responses every authenticated JSON route can give. */
+export const commonErrors = {
+  400: { description: "Invalid input; the message names the field.", schema: ErrorBody },
+  401: { description: "Missing, malformed, unknown, expired or revoked token.", schema: ErrorBody },
+  404: { description: "Not found, or not visible to the caller's organizations.", schema: ErrorBody },
+};

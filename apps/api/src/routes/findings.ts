@@ -1,0 +1,145 @@
+import { z } from "zod";
+import { FindingUpdateBody, canonicalLabel } from "@ax/contracts";
+import { findingHistory, getFinding, isId, listFindings, updateFinding, type FindingCursor } from "@ax/db";
+import type { AppDeps } from "../http/context";
+import { badRequest, notFound, preconditionFailed } from "../http/errors";
+import { defineRoute, type AnyRoute } from "../http/route";
+import { Cursor, CsvList, ErrorBody, FindingView, HistoryView, Id, Limit, commonErrors, listOf } from "../http/schemas";
+import { decodeCursor, encodeCursor, presentFinding, presentHistory } from "../services/presenters";
+import { loadScan } from "./scans";
+
+const FindingParams = z.object({ scan_id: Id, finding_id: Id });
+
+const isFindingCursor = (v: unknown): v is FindingCursor => {
+  const c = v as Partial<FindingCursor>;
+  return typeof c === "object" && c !== null && typeof c.rank === "number" && typeof c.file === "string" && typeof c.line === "number" && typeof c.id === "string";
+};
+
+/** If-Match: "3", W/"3" or 3 → 3. */
+function parseIfMatch(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(?:W\/)?"?(\d{1,9})"?$/.exec(value.trim());
+  if (!m) throw badRequest("If-Match must be the finding's version, as given in its ETag.");
+  return Number(m[1]);
+}
+
+const labels = (v: string[] | undefined) => v?.map(canonicalLabel);
+
+export function findingRoutes(deps: AppDeps): AnyRoute[] {
+  return [
+    defineRoute({
+      method: "get",
+      path: "/scan/:scan_id/findings",
+      operationId: "listFindings",
+      summary: "Findings of a scan, most severe first, with filters and cursor pagination",
+      description: "Filters take comma-separated values: `severity=high,critical`, `status=to review`, `cwe=CWE-89`, `rule=…`, `analyzer=…`, `baseline=new`; `file` is a path prefix.",
+      tags: ["Vulnerabilities"],
+      params: z.object({ scan_id: Id }),
+      query: z.object({
+        severity: CsvList,
+        status: CsvList,
+        cwe: CsvList,
+        rule: CsvList,
+        analyzer: CsvList,
+        baseline: CsvList,
+        file: z.string().max(1000).optional(),
+        cursor: Cursor,
+        limit: Limit(500, 100),
+      }),
+      responses: { 200: { description: "A page of findings.", schema: listOf("findings", FindingView) }, ...commonErrors },
+      handler: async ({ params, query, principal }) => {
+        const scan = await loadScan(deps, principal, params.scan_id);
+        const after = decodeCursor(query.cursor, isFindingCursor);
+        if (query.cursor && !after) throw badRequest("Invalid query: cursor is not valid.");
+        const rows = await listFindings(deps.db, {
+          organizationId: scan.organization_id,
+          scanId: scan.id,
+          filters: {
+            severity: labels(query.severity),
+            status: labels(query.status),
+            cwe: query.cwe?.map((c) => c.toUpperCase()),
+            rule: query.rule,
+            analyzer: query.analyzer,
+            baseline: query.baseline?.map((b) => b.toLowerCase()),
+            file: query.file,
+          },
+          after,
+          limit: query.limit + 1,
+        });
+        const page = rows.slice(0, query.limit);
+        const last = page[page.length - 1];
+        return {
+          findings: page.map(presentFinding),
+          next_cursor: rows.length > query.limit && last ? encodeCursor({ rank: last.severity_rank, file: last.file, line: last.start_line, id: last.id }) : null,
+        };
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/scan/:scan_id/finding/:finding_id",
+      operationId: "getFinding",
+      summary: "One finding; its ETag is the version for If-Match",
+      tags: ["Vulnerabilities"],
+      params: FindingParams,
+      responses: { 200: { description: "The finding.", schema: FindingView }, ...commonErrors },
+      handler: async ({ params, principal, res }) => {
+        const scan = await loadScan(deps, principal, params.scan_id);
+        const finding = isId(params.finding_id) ? await getFinding(deps.db, scan.organization_id, scan.id, params.finding_id) : undefined;
+        if (!finding) throw notFound("Finding");
+        res.set("ETag", `"${finding.version}"`);
+        return presentFinding(finding);
+      },
+    }),
+    defineRoute({
+      method: "put",
+      path: "/scan/:scan_id/finding/:finding_id",
+      operationId: "updateFinding",
+      summary: "Update the review fields of a finding",
+      description:
+        "Only the fields present in the body change; omitted fields stay as they are. Labels are case-insensitive and `_`, `-` and space are equivalent (`true_positive` → `TRUE POSITIVE`). Send `If-Match` with the version from the ETag to refuse a lost update. Every change is kept in the finding's history.",
+      tags: ["Vulnerabilities"],
+      params: FindingParams,
+      body: FindingUpdateBody,
+      headers: [{ name: "If-Match", description: "The finding's version (ETag); 412 if it changed meanwhile." }],
+      responses: {
+        200: { description: "Finding updated.", schema: z.object({ message: z.string(), finding: FindingView }) },
+        ...commonErrors,
+        403: { description: "Viewers cannot triage.", schema: ErrorBody },
+        412: { description: "The finding changed since the given version.", schema: ErrorBody },
+      },
+      handler: async ({ params, body, principal, req, res }) => {
+        const expectedVersion = parseIfMatch(req.get("If-Match"));
+        const scan = await loadScan(deps, principal, params.scan_id, "member");
+        if (!isId(params.finding_id)) throw notFound("Finding");
+        const outcome = await updateFinding(deps.db, {
+          organizationId: scan.organization_id,
+          scanId: scan.id,
+          findingId: params.finding_id,
+          patch: body,
+          userId: principal.user.id,
+          expectedVersion,
+        });
+        if (outcome.kind === "not_found") throw notFound("Finding");
+        if (outcome.kind === "conflict") throw preconditionFailed(`The finding was changed meanwhile; its version is now ${outcome.version}.`);
+        res.set("ETag", `"${outcome.finding.version}"`);
+        return { message: "Finding updated", finding: presentFinding(outcome.finding) };
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/scan/:scan_id/finding/:finding_id/history",
+      operationId: "getFindingHistory",
+      summary: "Every change of a finding's review fields, oldest first",
+      tags: ["Vulnerabilities"],
+      params: FindingParams,
+      responses: { 200: { description: "The history.", schema: z.object({ history: z.array(HistoryView) }) }, ...commonErrors },
+      handler: async ({ params, principal }) => {
+        const scan = await loadScan(deps, principal, params.scan_id);
+        const finding = isId(params.finding_id) ? await getFinding(deps.db, scan.organization_id, scan.id, params.finding_id) : undefined;
+        if (!finding) throw notFound("Finding");
+        const rows = await findingHistory(deps.db, scan.organization_id, finding.id);
+        return { history: rows.map(presentHistory) };
+      },
+    }),
+  ];
+}

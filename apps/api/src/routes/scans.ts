@@ -1,0 +1,141 @@
+import { z } from "zod";
+import { SCAN_QUEUE, SCAN_STATES, ScanCreateBody } from "@ax/contracts";
+import { allFindings, cancelScan, getScan, isId, listScans, type Principal, type Scan } from "@ax/db";
+import type { AppDeps } from "../http/context";
+import { badRequest, conflict, notFound } from "../http/errors";
+import { defineRoute, type AnyRoute } from "../http/route";
+import { Cursor, ErrorBody, Id, Limit, OrgQuery, ScanView, commonErrors, listOf } from "../http/schemas";
+import { orgIds, requireRole, resolveOrganization } from "../services/access";
+import { decodeCursor, encodeCursor, presentScan } from "../services/presenters";
+import { toSarif } from "../services/sarif";
+import { parseIdempotencyKey, startScan } from "../services/scans";
+
+const ScanParams = z.object({ scan_id: Id });
+
+/** The scan, if it belongs to one of the caller's organizations and their role allows `least`. */
+export async function loadScan(deps: AppDeps, principal: Principal, scanId: string, least: "viewer" | "member" = "viewer"): Promise<Scan> {
+  const scan = isId(scanId) ? await getScan(deps.db, orgIds(principal), scanId) : undefined;
+  if (!scan) throw notFound("Scan");
+  requireRole(principal, scan.organization_id, least);
+  return scan;
+}
+
+const isScanCursor = (v: unknown): v is { t: string; id: string } =>
+  typeof v === "object" && v !== null && typeof (v as { t?: unknown }).t === "string" && typeof (v as { id?: unknown }).id === "string";
+
+/** One page of an organization's scans, newest first, with an opaque cursor. */
+export async function scanPage(
+  deps: AppDeps,
+  q: { organizationId: string; groupId?: string | undefined; projectId?: string | undefined; state?: string | undefined; cursor: string | undefined; limit: number },
+) {
+  const after = decodeCursor(q.cursor, isScanCursor);
+  if (q.cursor && !after) throw badRequest("Invalid query: cursor is not valid.");
+  const rows = await listScans(deps.db, {
+    organizationId: q.organizationId,
+    groupId: q.groupId,
+    projectId: q.projectId,
+    state: q.state,
+    before: after ? { created_at: new Date(after.t), id: after.id } : undefined,
+    limit: q.limit + 1,
+  });
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return {
+    scans: page.map(presentScan),
+    next_cursor: rows.length > q.limit && last ? encodeCursor({ t: new Date(last.created_at).toISOString(), id: last.id }) : null,
+  };
+}
+
+export function scanRoutes(deps: AppDeps): AnyRoute[] {
+  return [
+    defineRoute({
+      method: "post",
+      path: "/scan",
+      operationId: "startScan",
+      summary: "Start a scan of a git repository",
+      description:
+        "Queues a scan of `git_uri` at `branch` (default: the remote's default branch) and returns its id. `organization_id` may be omitted when the caller belongs to one organization; `group_id` defaults to the organization's `default` group. Send an `Idempotency-Key` header to make retries safe.",
+      tags: ["Scan"],
+      body: ScanCreateBody,
+      query: OrgQuery.extend({ group_id: Id.optional() }),
+      headers: [{ name: "Idempotency-Key", description: "Repeating a request with the same key returns the same scan." }],
+      responses: {
+        200: { description: "The scan was queued (or the idempotent repeat of one).", schema: z.object({ scan_id: z.string(), state: z.enum(SCAN_STATES) }) },
+        ...commonErrors,
+        403: { description: "Viewers cannot start scans.", schema: ErrorBody },
+        409: { description: "Idempotency-Key reused for a different request.", schema: ErrorBody },
+        503: { description: "The queue is unavailable; nothing was created.", schema: ErrorBody },
+      },
+      handler: async ({ body, query, principal, req }) => {
+        const { scan } = await startScan(deps, principal, {
+          body,
+          organizationId: query.organization_id,
+          groupId: query.group_id,
+          idempotencyKey: parseIdempotencyKey(req.get("Idempotency-Key")),
+          requestId: req.id,
+        });
+        return { scan_id: scan.id, state: scan.state };
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/scan",
+      operationId: "listScans",
+      summary: "List scans of an organization, newest first",
+      tags: ["Scan"],
+      query: OrgQuery.extend({ group_id: Id.optional(), project_id: Id.optional(), state: z.enum(SCAN_STATES).optional(), cursor: Cursor, limit: Limit(200, 50) }),
+      responses: { 200: { description: "A page of scans.", schema: listOf("scans", ScanView) }, ...commonErrors },
+      handler: async ({ query, principal }) => {
+        const organizationId = resolveOrganization(principal, query.organization_id, "viewer");
+        return scanPage(deps, { organizationId, groupId: query.group_id, projectId: query.project_id, state: query.state, cursor: query.cursor, limit: query.limit });
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/scan/:scan_id",
+      operationId: "getScan",
+      summary: "State, phase, progress, commit, timings, analyzers and counts of a scan",
+      tags: ["Scan"],
+      params: ScanParams,
+      responses: { 200: { description: "The scan.", schema: ScanView }, ...commonErrors },
+      handler: async ({ params, principal }) => presentScan(await loadScan(deps, principal, params.scan_id)),
+    }),
+    defineRoute({
+      method: "post",
+      path: "/scan/:scan_id/cancel",
+      operationId: "cancelScan",
+      summary: "Cancel a queued or running scan",
+      tags: ["Scan"],
+      params: ScanParams,
+      responses: {
+        200: { description: "The scan is cancelled.", schema: ScanView },
+        ...commonErrors,
+        403: { description: "Viewers cannot cancel scans.", schema: ErrorBody },
+        409: { description: "The scan has already ended.", schema: ErrorBody },
+      },
+      handler: async ({ params, principal }) => {
+        const scan = await loadScan(deps, principal, params.scan_id, "member");
+        const cancelled = await cancelScan(deps.db, scan.organization_id, scan.id);
+        if (!cancelled) throw conflict(`The scan has already ended (${scan.state}).`);
+        // A job not yet started is removed; a running one notices the state and stops.
+        await deps.queue.removeIfWaiting(SCAN_QUEUE, scan.id).catch(() => false);
+        return presentScan(cancelled);
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/scan/:scan_id/sarif",
+      operationId: "getScanSarif",
+      summary: "The scan's findings as SARIF 2.1.0",
+      tags: ["Scan"],
+      params: ScanParams,
+      responses: { 200: { description: "A SARIF log.", contentType: "application/sarif+json" }, ...commonErrors },
+      handler: async ({ params, principal, res }) => {
+        const scan = await loadScan(deps, principal, params.scan_id);
+        const findings = await allFindings(deps.db, scan.organization_id, scan.id);
+        res.type("application/sarif+json").send(JSON.stringify(toSarif(scan, findings)));
+        return undefined;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,115 @@
+import type { ApiToken, Finding, FindingHistory, Group, Project, Scan } from "@ax/db";
+
+/** Wire shapes: identifiers named as in the spec, timestamps ISO 8601 UTC. */
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+export function presentScan(s: Scan) {
+  const started = s.started_at ? new Date(s.started_at).getTime() : null;
+  const finished = s.finished_at ? new Date(s.finished_at).getTime() : null;
+  return {
+    scan_id: s.id,
+    organization_id: s.organization_id,
+    group_id: s.group_id,
+    project_id: s.project_id,
+    state: s.state,
+    phase: s.phase,
+    progress: s.progress,
+    git_uri: s.git_uri,
+    branch: s.branch,
+    commit: s.commit_sha,
+    error: s.error,
+    attempts: s.attempts,
+    languages: s.languages,
+    analyzers: s.analyzers,
+    counts: s.counts,
+    created_at: iso(s.created_at),
+    started_at: iso(s.started_at),
+    finished_at: iso(s.finished_at),
+    duration_ms: started !== null && finished !== null ? finished - started : null,
+  };
+}
+
+export function presentFinding(f: Finding) {
+  return {
+    finding_id: f.id,
+    scan_id: f.scan_id,
+    project_id: f.project_id,
+    analyzer: f.analyzer,
+    rule_id: f.rule_id,
+    title: f.title,
+    message: f.message,
+    cwe_id: f.cwe_id,
+    cwe_name: f.cwe_name,
+    owasp: f.owasp,
+    file: f.file,
+    start_line: f.start_line,
+    end_line: f.end_line,
+    start_column: f.start_column,
+    end_column: f.end_column,
+    snippet: f.snippet,
+    fingerprint: f.fingerprint,
+    first_seen_scan_id: f.first_seen_scan_id,
+    baseline_state: f.baseline_state,
+    status: f.status,
+    reason: f.reason,
+    remediation: f.remediation,
+    severity: f.severity,
+    impact: f.impact,
+    likelihood: f.likelihood,
+    confidence: f.confidence,
+    version: f.version,
+    created_at: iso(f.created_at),
+    updated_at: iso(f.updated_at),
+  };
+}
+
+export function presentHistory(h: FindingHistory & { display_name: string | null }) {
+  return {
+    version: h.version,
+    source: h.source,
+    changed_by: h.changed_by ? { user_id: h.changed_by, display_name: h.display_name } : null,
+    carried_from_finding_id: h.carried_from,
+    changes: h.changes,
+    created_at: iso(h.created_at),
+  };
+}
+
+export const presentGroup = (g: Group) => ({ group_id: g.id, organization_id: g.organization_id, name: g.name, created_at: iso(g.created_at) });
+
+export const presentProject = (p: Project) => ({
+  project_id: p.id,
+  group_id: p.group_id,
+  organization_id: p.organization_id,
+  name: p.name,
+  git_url: p.git_url,
+  created_at: iso(p.created_at),
+});
+
+export function presentToken(t: ApiToken) {
+  return {
+    token_id: t.id,
+    name: t.name,
+    hint: t.display_hint,
+    scopes: t.scopes,
+    created_at: iso(t.created_at),
+    expires_at: iso(t.expires_at),
+    last_used_at: iso(t.last_used_at),
+    revoked_at: iso(t.revoked_at),
+  };
+}
+
+/** Opaque cursors: base64url JSON of the last row's sort key. */
+export function encodeCursor(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
+}
+
+export function decodeCursor<T>(cursor: string | undefined, check: (v: unknown) => v is T): T | undefined {
+  if (!cursor) return undefined;
+  try {
+    const v: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (check(v)) return v;
+  } catch {
+    // fall through
+  }
+  return undefined;
+}

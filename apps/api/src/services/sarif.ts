@@ -1,0 +1,91 @@
+import type { AnalyzerRun } from "@ax/contracts";
+import type { Finding, Scan } from "@ax/db";
+
+/**
+ * SARIF 2.1.0, one run per analyzer, as GitHub code scanning and most IDEs read it: rules
+ * with CWE tags and a security-severity, results with a partialFingerprint so that alerts
+ * are matched across runs, triage as suppressions, and FIXED findings as baselineState
+ * "absent".
+ */
+const LEVEL: Record<string, "error" | "warning" | "note"> = { CRITICAL: "error", HIGH: "error", MEDIUM: "warning", LOW: "note", INFO: "note" };
+const SECURITY_SEVERITY: Record<string, string> = { CRITICAL: "9.5", HIGH: "8.0", MEDIUM: "5.5", LOW: "3.0", INFO: "1.0" };
+
+export function toSarif(scan: Scan, findings: Finding[]) {
+  const analyzers = (scan.analyzers as AnalyzerRun[]).map((a) => a.name);
+  const names = [...new Set([...analyzers, ...findings.map((f) => f.analyzer)])];
+  return {
+    $schema: "https://json.schemastore.org/sarif-2.1.0.json",
+    version: "2.1.0",
+    runs: names.map((name) => {
+      const own = findings.filter((f) => f.analyzer === name);
+      const version = (scan.analyzers as AnalyzerRun[]).find((a) => a.name === name)?.version ?? undefined;
+      const rules = new Map<string, ReturnType<typeof ruleOf>>();
+      for (const f of own) if (!rules.has(f.rule_id)) rules.set(f.rule_id, ruleOf(f));
+      const ruleIds = [...rules.keys()];
+      return {
+        tool: { driver: { name, ...(version ? { version } : {}), informationUri: "https://cwe.mitre.org/", rules: [...rules.values()] } },
+        automationDetails: { id: `ax/${scan.project_id}/` },
+        versionControlProvenance: [
+          { repositoryUri: scan.git_uri, ...(scan.commit_sha ? { revisionId: scan.commit_sha } : {}), ...(scan.branch ? { branch: scan.branch } : {}) },
+        ],
+        invocations: [
+          {
+            executionSuccessful: scan.state === "completed",
+            ...(scan.started_at ? { startTimeUtc: new Date(scan.started_at).toISOString() } : {}),
+            ...(scan.finished_at ? { endTimeUtc: new Date(scan.finished_at).toISOString() } : {}),
+          },
+        ],
+        results: own.map((f) => resultOf(f, ruleIds.indexOf(f.rule_id))),
+      };
+    }),
+  };
+}
+
+function ruleOf(f: Finding) {
+  const tags = ["security", ...(f.cwe_id ? [`external/cwe/${f.cwe_id.toLowerCase()}`] : []), ...(f.owasp ? [`owasp/${f.owasp}`] : [])];
+  return {
+    id: f.rule_id,
+    name: f.rule_id,
+    shortDescription: { text: f.title },
+    fullDescription: { text: f.cwe_name ? `${f.title} (${f.cwe_id}: ${f.cwe_name})` : f.title },
+    ...(f.remediation ? { help: { text: f.remediation, markdown: f.remediation } } : {}),
+    ...(f.cwe_id ? { helpUri: `https://cwe.mitre.org/data/definitions/${f.cwe_id.replace(/^CWE-/, "")}.html` } : {}),
+    defaultConfiguration: { level: LEVEL[f.severity] ?? "warning" },
+    properties: { tags, "security-severity": SECURITY_SEVERITY[f.severity] ?? "5.0", precision: precision(f.confidence) },
+  };
+}
+
+function precision(confidence: string): string {
+  return confidence === "HIGH" ? "high" : confidence === "LOW" ? "low" : "medium";
+}
+
+function resultOf(f: Finding, ruleIndex: number) {
+  const suppressed = f.status === "FALSE POSITIVE" || f.status === "ACCEPTED RISK";
+  return {
+    ruleId: f.rule_id,
+    ruleIndex,
+    level: LEVEL[f.severity] ?? "warning",
+    message: { text: f.message },
+    locations: [
+      {
+        physicalLocation: {
+          artifactLocation: { uri: f.file, uriBaseId: "%SRCROOT%" },
+          region: { startLine: f.start_line, startColumn: f.start_column, endLine: f.end_line, endColumn: f.end_column, snippet: { text: f.snippet } },
+        },
+      },
+    ],
+    partialFingerprints: { "axFingerprint/v1": f.fingerprint },
+    baselineState: f.baseline_state,
+    ...(suppressed
+      ? { suppressions: [{ kind: "external", status: "accepted", ...(f.reason ? { justification: f.reason } : {}) }] }
+      : {}),
+    properties: {
+      finding_id: f.id,
+      status: f.status,
+      severity: f.severity,
+      confidence: f.confidence,
+      ...(f.likelihood ? { likelihood: f.likelihood } : {}),
+      ...(f.cwe_id ? { cwe: f.cwe_id } : {}),
+    },
+  };
+}

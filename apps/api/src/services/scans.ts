@@ -1,0 +1,70 @@
+import { createHash } from "node:crypto";
+import { checkGitUri, type ScanCreateBody } from "@ax/contracts";
+import { createScan, deleteScanRow, ensureDefaultGroup, findOrCreateProject, getGroup, isId, type Principal, type Scan } from "@ax/db";
+import { AppError, badRequest, conflict, notFound, unavailable } from "../http/errors";
+import type { AppDeps } from "../http/context";
+import { resolveOrganization } from "./access";
+
+export interface StartScanInput {
+  body: ScanCreateBody;
+  organizationId: string | undefined;
+  groupId: string | undefined;
+  idempotencyKey: string | undefined;
+  requestId: string;
+}
+
+/**
+ * POST /scan: validate the URL against the deployment's policy, find the project (one per
+ * canonical URL and group), record the queued scan in PostgreSQL and enqueue its job. If the
+ * queue cannot take it, the scan row is removed again and the caller gets 503, so a retry
+ * does not leave a scan behind that nobody runs.
+ */
+export async function startScan(deps: AppDeps, principal: Principal, input: StartScanInput): Promise<{ scan: Scan; created: boolean }> {
+  const check = checkGitUri(input.body.git_uri, { allowInsecure: deps.config.scan.allowInsecureGitUrls });
+  if (!check.ok) throw badRequest(`Invalid body: git_uri: ${check.reason}`, [{ path: "body.git_uri", message: check.reason }]);
+
+  const organizationId = resolveOrganization(principal, input.organizationId, "member");
+  const group = input.groupId
+    ? isId(input.groupId)
+      ? await getGroup(deps.db, organizationId, input.groupId)
+      : undefined
+    : await ensureDefaultGroup(deps.db, organizationId);
+  if (!group) throw notFound("Group");
+
+  const name = check.canonical.split("/").filter(Boolean).pop() ?? check.canonical;
+  const project = await findOrCreateProject(deps.db, { organizationId, groupId: group.id, gitUrl: check.canonical, name });
+  const requestHash = createHash("sha256")
+    .update(JSON.stringify([check.canonical, input.body.branch ?? null, group.id]))
+    .digest("hex");
+
+  const { scan, created } = await createScan(deps.db, {
+    organizationId,
+    groupId: group.id,
+    projectId: project.id,
+    createdBy: principal.user.id,
+    gitUri: check.url,
+    branch: input.body.branch ?? null,
+    idempotencyKey: input.idempotencyKey ?? null,
+    requestHash: input.idempotencyKey ? requestHash : null,
+  });
+  if (!created) {
+    if (scan.request_hash !== requestHash) throw conflict("This Idempotency-Key was already used for a different scan request.");
+    return { scan, created };
+  }
+  try {
+    await deps.queue.enqueue("scan.run", { scan_id: scan.id, organization_id: organizationId, request_id: input.requestId }, { jobId: scan.id });
+  } catch (err) {
+    await deleteScanRow(deps.db, scan.id).catch(() => undefined);
+    deps.logger.warn("could not enqueue scan", { scan_id: scan.id, error: (err as Error).message });
+    throw unavailable("The scan queue is unavailable right now; try again shortly.");
+  }
+  return { scan, created };
+}
+
+export function parseIdempotencyKey(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[\x21-\x7e]{1,255}$/.test(value)) {
+    throw new AppError(400, "bad_request", "Idempotency-Key must be 1 to 255 visible ASCII characters.");
+  }
+  return value;
+}

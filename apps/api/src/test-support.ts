@@ -1,0 +1,73 @@
+/**
+ * Test harness for API suites: a real PostgreSQL database of the suite's own, the real
+ * Redis under a queue prefix of its own, the real app, and (when asked) a real worker
+ * consuming that queue in the same process.
+ */
+import { randomBytes } from "node:crypto";
+import type { Express } from "express";
+import type { Redis } from "ioredis";
+import { addMember, bootstrap, createToken, createUser, type BootstrapResult, type Role } from "@ax/db";
+import { createLogger } from "@ax/logger";
+import { JobQueue, producerConnection } from "@ax/queue";
+import { createTestStack, type TestStack } from "@ax/testkit";
+import { startWorker, type RunningWorker } from "@ax/worker";
+import { buildApp } from "./app";
+import type { AppDeps } from "./http/context";
+
+export interface ApiHarness {
+  stack: TestStack;
+  app: Express;
+  deps: AppDeps;
+  tenant: BootstrapResult;
+  worker?: RunningWorker;
+  startWorker(): Promise<RunningWorker>;
+  /** A second, unrelated organization with its own owner. */
+  otherTenant(): Promise<BootstrapResult>;
+  /** A user with the given role in the first tenant's organization, and their token. */
+  member(role: Role): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function createApiHarness(opts: { env?: Record<string, string>; worker?: boolean } = {}): Promise<ApiHarness> {
+  const stack = await createTestStack({ WORKER_CONCURRENCY: "2", ...opts.env });
+  const logger = createLogger({ level: "error", format: "json", silent: !process.env.TEST_LOGS });
+  const redis: Redis = producerConnection(stack.config.redis.url);
+  const queue = new JobQueue(redis, { redisUrl: stack.config.redis.url, prefix: stack.config.redis.queuePrefix, attempts: stack.config.worker.attempts });
+  const deps: AppDeps = { config: stack.config, db: stack.handle.db, logger, queue, redis, lifecycle: { shuttingDown: false } };
+  const app = buildApp(deps);
+  const workers: RunningWorker[] = [];
+  const harness: ApiHarness = {
+    stack,
+    app,
+    deps,
+    tenant: stack.tenant,
+    async startWorker() {
+      const w = await startWorker({ config: stack.config, db: stack.handle.db, logger });
+      workers.push(w);
+      harness.worker = w;
+      return w;
+    },
+    otherTenant: () =>
+      bootstrap(stack.handle.db, {
+        orgName: `Other-${randomBytes(2).toString("hex")}`,
+        email: `other-${randomBytes(4).toString("hex")}@other.test`,
+        displayName: "Oscar Other",
+        identityProvider: "okta",
+        expiresInDays: 30,
+      }),
+    async member(role) {
+      const user = await createUser(stack.handle.db, { email: `${role}-${randomBytes(4).toString("hex")}@acme.test`, displayName: `A ${role}`, identityProvider: "google" });
+      await addMember(stack.handle.db, stack.tenant.organization_id, user.id, role);
+      return (await createToken(stack.handle.db, { userId: user.id, name: role, expiresInDays: 1 })).token;
+    },
+    async close() {
+      for (const w of workers) await w.close(5_000);
+      await queue.queue("scans").obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+      redis.disconnect();
+      await stack.close();
+    },
+  };
+  if (opts.worker) await harness.startWorker();
+  return harness;
+}

@@ -1,0 +1,26 @@
+import type { Job } from "bullmq";
+import { UnrecoverableError } from "bullmq";
+import type { JobData, JobName } from "@ax/contracts";
+import { PermanentScanError, processScan, type ScanDeps } from "./process-scan";
+
+export type JobHandler<K extends JobName> = (data: JobData<K>, job: Job) => Promise<void>;
+/** One handler per job of the catalog: a job without a handler does not compile. */
+export type JobHandlers = { [K in JobName]: JobHandler<K> };
+
+export class RetryableScanError extends Error {}
+
+export function createHandlers(deps: ScanDeps): JobHandlers {
+  return {
+    "scan.run": async (data, job) => {
+      const maxAttempts = job.opts.attempts ?? 1;
+      try {
+        const outcome = await processScan(deps, data, { attempt: job.attemptsMade + 1, maxAttempts });
+        // Throwing hands the job back to BullMQ, which retries it with backoff.
+        if (outcome === "retry") throw new RetryableScanError("scan attempt failed; retrying");
+      } catch (err) {
+        if (err instanceof PermanentScanError) throw new UnrecoverableError(err.message);
+        throw err;
+      }
+    },
+  };
+}

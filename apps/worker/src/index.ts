@@ -1,0 +1,4 @@
+export { startWorker, type RunningWorker, type WorkerDeps } from "./worker";
+export { processScan } from "./process-scan";
+export { reconcile } from "./reconciler";
+export { onShutdown } from "./shutdown";

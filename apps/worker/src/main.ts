@@ -1,0 +1,28 @@
+import { ConfigError, loadConfig } from "@ax/config";
+import { migrate, openDatabase } from "@ax/db";
+import { child, createLogger } from "@ax/logger";
+import { onShutdown } from "./shutdown";
+import { startWorker } from "./worker";
+
+/** The scan worker process (npm run start:worker). Needs a PostgreSQL server: PGlite is one process. */
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger(config.log);
+  const log = child(logger, "worker");
+  if (!config.database.url) {
+    log.error("start:worker needs DATABASE_URL (a PostgreSQL server). The embedded database serves one process: use `npm start` for API and worker together.");
+    process.exit(2);
+  }
+  const handle = await openDatabase({ url: config.database.url, dataDir: config.database.dataDir });
+  await migrate(handle);
+  const worker = await startWorker({ config, db: handle.db, logger });
+  onShutdown(log, config.shutdownTimeoutMs, async () => {
+    await worker.close(config.shutdownTimeoutMs - 2_000);
+    await handle.close();
+  });
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof ConfigError ? err.message : `Worker failed to start: ${(err as Error).message}`}\n`);
+  process.exit(1);
+});

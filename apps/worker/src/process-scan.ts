@@ -1,0 +1,129 @@
+import type { Config } from "@ax/config";
+import type { JobData } from "@ax/contracts";
+import { failScan, getScanForJob, getState, markRunning, requeueScan, storeScanResults, updateProgress, type Db } from "@ax/db";
+import type { Logger } from "@ax/logger";
+import { cloneRepository, runAnalyzers, ScanInputError, ScanTimeoutError, withWorkspace } from "@ax/scanner";
+
+export interface ScanDeps {
+  db: Db;
+  config: Config;
+  logger: Logger;
+}
+
+export interface AttemptInfo {
+  /** 1-based number of this try. */
+  attempt: number;
+  maxAttempts: number;
+}
+
+export type ScanOutcome = "completed" | "discarded" | "failed" | "retry";
+
+/** Thrown for a failure that another try cannot fix; the queue must not retry it. */
+export class PermanentScanError extends Error {}
+
+const CANCEL_POLL_MS = 1_000;
+
+/**
+ * Runs one scan job: clone, analyze, store. A scan ends exactly once in PostgreSQL: every
+ * write checks that the scan is still running, so a scan cancelled or deleted (group hard
+ * delete) meanwhile stops early and its results are discarded without error.
+ */
+export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, info: AttemptInfo): Promise<ScanOutcome> {
+  const { db, config } = deps;
+  const log = deps.logger.child({ scan_id: data.scan_id, request_id: data.request_id, attempt: info.attempt });
+  const scan = await getScanForJob(db, data.organization_id, data.scan_id);
+  if (!scan || !["queued", "running"].includes(scan.state)) {
+    log.info("scan no longer needs running", { state: scan?.state ?? "deleted" });
+    return "discarded";
+  }
+  const running = await markRunning(db, scan.id);
+  if (!running) return "discarded";
+
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new ScanTimeoutError(`Scan exceeded the time limit of ${Math.round(config.scan.timeoutMs / 1000)} s.`)), config.scan.timeoutMs);
+  const poll = setInterval(() => {
+    getState(db, scan.id)
+      .then((state) => {
+        if (state !== "running") abort.abort(new StoppedError(state ?? "deleted"));
+      })
+      .catch(() => undefined);
+  }, CANCEL_POLL_MS);
+
+  try {
+    const result = await withWorkspace(config.worker.workspaceDir, async (dir) => {
+      const checkout = `${dir}/src`;
+      log.info("cloning");
+      const cloned = await cloneRepository({
+        gitUri: scan.git_uri,
+        ...(scan.requested_branch ? { branch: scan.requested_branch } : {}),
+        dest: checkout,
+        allowInsecure: config.scan.allowInsecureGitUrls,
+        timeoutMs: config.scan.timeoutMs,
+        maxRepoBytes: config.scan.maxRepoBytes,
+        signal: abort.signal,
+      });
+      await updateProgress(db, scan.id, { phase: "analyzing", progress: 30, commit: cloned.commit, branch: cloned.branch });
+      log.info("analyzing", { commit: cloned.commit });
+      let lastPct = 30;
+      const analysis = await runAnalyzers({
+        dir: checkout,
+        timeoutMs: config.scan.analyzerTimeoutMs,
+        maxOutputBytes: config.scan.analyzerMaxOutputBytes,
+        signal: abort.signal,
+        ...(config.scan.analyzerThreads > 0 ? { threads: config.scan.analyzerThreads } : {}),
+        onProgress: (pct) => {
+          const next = 30 + Math.round(pct * 0.55);
+          if (next >= lastPct + 5) {
+            lastPct = next;
+            void updateProgress(db, scan.id, { progress: next }).catch(() => undefined);
+          }
+        },
+      });
+      abort.signal.throwIfAborted();
+      return analysis;
+    });
+
+    await updateProgress(db, scan.id, { phase: "storing", progress: 90, languages: result.languages });
+    const stored = await storeScanResults(db, {
+      scanId: scan.id,
+      projectId: scan.project_id,
+      organizationId: scan.organization_id,
+      findings: result.findings,
+      analyzers: result.analyzers,
+      languages: result.languages,
+    });
+    if (!stored.stored) {
+      log.info("scan stopped before its results were stored; discarded");
+      return "discarded";
+    }
+    log.info("scan completed", { counts: stored.counts });
+    return "completed";
+  } catch (err) {
+    const reason = abort.signal.aborted ? abort.signal.reason : err;
+    if (reason instanceof StoppedError) {
+      log.info("scan stopped", { state: reason.state });
+      return "discarded";
+    }
+    if (reason instanceof ScanInputError || reason instanceof ScanTimeoutError) {
+      await failScan(db, scan.id, reason.message);
+      log.warn("scan failed", { reason: reason.message });
+      throw new PermanentScanError(reason.message);
+    }
+    log.error("scan attempt failed", { error: err });
+    if (info.attempt >= info.maxAttempts) {
+      await failScan(db, scan.id, `Scan failed after ${info.attempt} attempt(s): an internal error occurred. Reference: ${scan.id}.`);
+      throw new PermanentScanError("attempts exhausted");
+    }
+    await requeueScan(db, scan.id);
+    return "retry";
+  } finally {
+    clearTimeout(timer);
+    clearInterval(poll);
+  }
+}
+
+class StoppedError extends Error {
+  constructor(readonly state: string) {
+    super(`scan is ${state}`);
+  }
+}

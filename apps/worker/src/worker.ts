@@ -1,0 +1,108 @@
+import os from "node:os";
+import { Worker, type Job } from "bullmq";
+import type { Config } from "@ax/config";
+import { JobCatalog, SCAN_QUEUE, type JobName } from "@ax/contracts";
+import { failScan, type Db } from "@ax/db";
+import { child, type Logger } from "@ax/logger";
+import { JobQueue, workerConnection } from "@ax/queue";
+import { createHandlers } from "./handlers";
+import { reconcile } from "./reconciler";
+
+export interface WorkerDeps {
+  config: Config;
+  db: Db;
+  logger: Logger;
+}
+
+export interface RunningWorker {
+  id: string;
+  worker: Worker;
+  /** Stops taking jobs, lets running ones finish or hands them back, closes connections. */
+  close(deadlineMs?: number): Promise<void>;
+  reconcileNow(): Promise<number>;
+}
+
+/**
+ * Starts a BullMQ consumer of the scan queue plus the reconciler. Any number of these may run
+ * on any number of machines against one Redis and one PostgreSQL.
+ */
+export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
+  const { config } = deps;
+  const log = child(deps.logger, "worker");
+  const id = `${os.hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  const handlers = createHandlers({ db: deps.db, config, logger: child(deps.logger, "scan") });
+
+  const connection = workerConnection(config.redis.url);
+  const producer = workerConnection(config.redis.url);
+  const queue = new JobQueue(producer, { redisUrl: config.redis.url, prefix: config.redis.queuePrefix, attempts: config.worker.attempts });
+
+  const worker = new Worker(
+    SCAN_QUEUE,
+    async (job: Job) => {
+      const name = job.name as JobName;
+      const entry = JobCatalog[name];
+      // Validate again on dequeue: a job from an older or newer producer may not fit.
+      const parsed = entry?.schema.safeParse(job.data);
+      if (!entry || !parsed?.success) {
+        log.error("job payload does not match the catalog; dropped", { job: job.id, name: job.name });
+        return;
+      }
+      await handlers[name](parsed.data, job);
+    },
+    {
+      connection,
+      prefix: config.redis.queuePrefix,
+      concurrency: config.worker.concurrency,
+      lockDuration: config.worker.lockMs,
+      stalledInterval: config.worker.stalledIntervalMs,
+      maxStalledCount: 2,
+      name: id,
+    },
+  );
+  worker.on("error", (err) => log.warn("queue connection error", { error: err.message }));
+  worker.on("failed", (job, err) => {
+    if (!job) return;
+    const final = job.attemptsMade >= (job.opts.attempts ?? 1) || err.name === "UnrecoverableError" || /stalled/i.test(err.message);
+    if (!final) return;
+    // A job BullMQ gave up on (stalled too often) never reached our handler's own failure path.
+    const data = job.data as { scan_id?: string };
+    if (data.scan_id && /stalled/i.test(err.message)) {
+      void failScan(deps.db, data.scan_id, "The worker running this scan stopped responding repeatedly.").catch(() => undefined);
+    }
+    log.warn("job failed for good", { job: job.id, reason: err.message });
+  });
+  await worker.waitUntilReady();
+
+  const reconcileNow = () => reconcile({ db: deps.db, queue, logger: child(deps.logger, "reconciler"), minAgeMs: Math.min(5_000, config.worker.reconcileIntervalMs) });
+  await reconcileNow().catch((err: Error) => log.warn("initial reconcile failed", { error: err.message }));
+  const timer = setInterval(() => void reconcileNow().catch(() => undefined), config.worker.reconcileIntervalMs);
+  timer.unref();
+  log.info("worker started", { id, concurrency: config.worker.concurrency });
+
+  return {
+    id,
+    worker,
+    reconcileNow,
+    async close(deadlineMs = config.shutdownTimeoutMs) {
+      clearInterval(timer);
+      // worker.close() waits for running jobs and has no timeout of its own; past the
+      // deadline force-close, which leaves the jobs' locks to expire so another worker
+      // picks them up.
+      let timedOut = false;
+      await Promise.race([
+        worker.close(),
+        new Promise<void>((resolve) =>
+          setTimeout(() => {
+            timedOut = true;
+            resolve();
+          }, deadlineMs).unref(),
+        ),
+      ]);
+      if (timedOut) await worker.close(true).catch(() => undefined);
+      await queue.close().catch(() => undefined);
+      connection.disconnect();
+      producer.disconnect();
+      log.info("worker stopped", { id, forced: timedOut });
+    },
+  };
+}
