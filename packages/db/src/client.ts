@@ -68,7 +68,14 @@ async function openPostgres(url: string, max: number): Promise<DbHandle> {
 async function openPGlite(dataDir: string): Promise<DbHandle> {
   const dir = path.join(dataDir, "pgdata");
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const pglite = await PGlite.create({ dataDir: dir });
+  const lock = await lockDataDir(dataDir);
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({ dataDir: dir });
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   return {
     db,
@@ -94,10 +101,45 @@ async function openPGlite(dataDir: string): Promise<DbHandle> {
     async close() {
       await db.destroy();
       await pglite.close();
+      await lock.release();
     },
   };
 }
 
 export async function pingDb(db: Db): Promise<void> {
   await sql`select 1`.execute(db);
+}
+
+/**
+ * PGlite files must be opened by one process at a time; two would corrupt them. A pid file
+ * beside them refuses a second opener while the first is alive and is taken over when stale.
+ */
+async function lockDataDir(dataDir: string): Promise<{ release(): Promise<void> }> {
+  const file = path.join(dataDir, "embedded-db.pid");
+  const mine = String(process.pid);
+  try {
+    await fs.writeFile(file, mine, { flag: "wx", mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    const holder = Number((await fs.readFile(file, "utf8").catch(() => "")).trim());
+    if (holder && holder !== process.pid && isAlive(holder)) {
+      throw new Error(`The embedded database in ${dataDir} is in use by process ${holder}. Stop that process first, or use a PostgreSQL server (DATABASE_URL).`);
+    }
+    await fs.writeFile(file, mine, { mode: 0o600 });
+  }
+  return {
+    async release() {
+      const holder = await fs.readFile(file, "utf8").catch(() => "");
+      if (holder.trim() === mine) await fs.rm(file, { force: true });
+    },
+  };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

@@ -69,3 +69,23 @@ describe.each(["postgres", "pglite"] as const)("database on %s", (kind) => {
     expect(await deleteGroup(handle.db, t.organization_id, g.id)).toBeUndefined();
   });
 });
+
+describe("embedded database lock", () => {
+  it("refuses a second process's data directory while that process lives, and takes over a stale lock", async () => {
+    const { spawn } = await import("node:child_process");
+    const dir = tmpDir("ax-lock-");
+    const holder = spawn("sleep", ["30"]);
+    try {
+      fs.writeFileSync(path.join(dir, "embedded-db.pid"), String(holder.pid));
+      await expect(openDatabase({ dataDir: dir })).rejects.toThrow(/in use by process/);
+    } finally {
+      holder.kill();
+    }
+    await new Promise((r) => holder.once("exit", r));
+    const handle = await openDatabase({ dataDir: dir });
+    expect(fs.readFileSync(path.join(dir, "embedded-db.pid"), "utf8")).toBe(String(process.pid));
+    await handle.close();
+    expect(fs.existsSync(path.join(dir, "embedded-db.pid"))).toBe(false);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});

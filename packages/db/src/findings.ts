@@ -94,8 +94,11 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
       rows.push(row);
     }
 
+    // Only an analyzer that ran to completion can vouch that a finding is gone; one that was
+    // skipped, failed or timed out says nothing about its earlier findings.
+    const completed = new Set(input.analyzers.filter((a) => a.status === "completed").map((a) => a.name));
     for (const before of prior) {
-      if (seen.has(before.fingerprint) || before.status === "FIXED") continue;
+      if (seen.has(before.fingerprint) || before.status === "FIXED" || !completed.has(before.analyzer)) continue;
       const id = newId();
       const { id: _id, scan_id: _s, severity_rank: _r, created_at: _c, updated_at: _u, raw, ...rest } = before;
       rows.push({

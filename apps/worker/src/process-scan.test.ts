@@ -1,0 +1,67 @@
+// Real PostgreSQL, real git and the real analyzers; the job handler is called directly.
+import { createScan, deleteGroup, findOrCreateProject, getState, markRunning, storeScanResults, createGroup } from "@ax/db";
+import { createLogger } from "@ax/logger";
+import { createTestStack, makeGitRepo, waitFor, type TestStack } from "@ax/testkit";
+import { processScan, PermanentScanError } from "./process-scan";
+
+let stack: TestStack;
+const logger = createLogger({ level: "error", format: "json", silent: true });
+
+beforeAll(async () => {
+  stack = await createTestStack();
+});
+afterAll(() => stack.close());
+
+async function newScan(gitUri: string, groupName?: string) {
+  const db = stack.handle.db;
+  const t = stack.tenant;
+  const groupId = groupName ? (await createGroup(db, t.organization_id, groupName))!.id : t.group_id;
+  const project = await findOrCreateProject(db, { organizationId: t.organization_id, groupId, gitUrl: gitUri, name: "p" });
+  const { scan } = await createScan(db, { organizationId: t.organization_id, groupId, projectId: project.id, createdBy: t.user_id, gitUri, branch: null, idempotencyKey: null, requestHash: null });
+  return { scan, groupId };
+}
+
+const deps = () => ({ db: stack.handle.db, config: stack.config, logger });
+const once = { attempt: 1, maxAttempts: 3 };
+
+describe("processScan", () => {
+  it("completes a scan and refuses to run it a second time", async () => {
+    const repo = makeGitRepo({ "a.py": "import yaml\n\nyaml.load(open('x'))\n" });
+    const { scan } = await newScan(repo);
+    const data = { scan_id: scan.id, organization_id: scan.organization_id };
+    expect(await processScan(deps(), data, once)).toBe("completed");
+    const count = await stack.handle.db.selectFrom("findings").select(({ fn }) => fn.countAll<string>().as("n")).where("scan_id", "=", scan.id).executeTakeFirstOrThrow();
+    expect(await processScan(deps(), data, once)).toBe("discarded");
+    const again = await stack.handle.db.selectFrom("findings").select(({ fn }) => fn.countAll<string>().as("n")).where("scan_id", "=", scan.id).executeTakeFirstOrThrow();
+    expect(again.n).toBe(count.n);
+  });
+
+  it("discards the late result of a scan whose group was deleted, without error", async () => {
+    const repo = makeGitRepo({ "a.js": "eval(x);\n" });
+    const { scan, groupId } = await newScan(repo, "late");
+    await markRunning(stack.handle.db, scan.id);
+    await deleteGroup(stack.handle.db, scan.organization_id, groupId);
+    const outcome = await storeScanResults(stack.handle.db, { scanId: scan.id, projectId: scan.project_id, organizationId: scan.organization_id, findings: [], analyzers: [], languages: [] });
+    expect(outcome.stored).toBe(false);
+    expect(await processScan(deps(), { scan_id: scan.id, organization_id: scan.organization_id }, once)).toBe("discarded");
+  });
+
+  it("stops a running scan when its group is deleted mid-way", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 400; i++) files[`src/f${i}.js`] = `const q = "SELECT * FROM t WHERE id = " + req.query.id;\ndb.query(q);\n`.repeat(20);
+    const repo = makeGitRepo(files);
+    const { scan, groupId } = await newScan(repo, "mid-way");
+    const run = processScan(deps(), { scan_id: scan.id, organization_id: scan.organization_id }, once);
+    await waitFor(async () => (await getState(stack.handle.db, scan.id)) === "running", { intervalMs: 10 });
+    await deleteGroup(stack.handle.db, scan.organization_id, groupId);
+    await expect(run).resolves.toBe("discarded");
+  });
+
+  it("fails a scan of a missing repository for good, with a reason", async () => {
+    const { scan } = await newScan("/nonexistent/repo-path");
+    await expect(processScan(deps(), { scan_id: scan.id, organization_id: scan.organization_id }, once)).rejects.toBeInstanceOf(PermanentScanError);
+    const row = await stack.handle.db.selectFrom("scans").select(["state", "error"]).where("id", "=", scan.id).executeTakeFirstOrThrow();
+    expect(row.state).toBe("failed");
+    expect(row.error).toEqual(expect.any(String));
+  });
+});

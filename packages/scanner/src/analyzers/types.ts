@@ -1,0 +1,64 @@
+/**
+ * The contract every analyzer adapter implements. runAnalyzers (run.ts) owns the policy —
+ * which analyzers run, time limits, turning failures into AnalyzerRun notices — so an
+ * adapter only has to run its tool and normalise the output. To add a tool (bandit,
+ * flawfinder, cppcheck, shellcheck, secrets, SARIF), implement Analyzer and add it to
+ * registry.ts.
+ */
+import type { NormalizedFinding } from "@ax/contracts";
+
+export interface AnalyzerContext {
+  /** The checkout, the analyzer's cwd. Paths in findings are relative to it, POSIX style. */
+  dir: string;
+  /** Languages found by detectLanguages, e.g. "python", "javascript". */
+  languages: ReadonlySet<string>;
+  timeoutMs: number;
+  /** Cap on the tool's stdout; past it the tool is stopped and the run reported as incomplete. */
+  maxOutputBytes: number;
+  /** Fires on caller cancellation or this analyzer's time limit; kill the tool on it. */
+  signal: AbortSignal;
+  /** A private writable directory for HOME/TMPDIR of the tool; removed after the run. */
+  scratchDir: string;
+  threads?: number;
+}
+
+export interface Analyzer {
+  readonly name: string;
+  appliesTo(languages: ReadonlySet<string>): boolean;
+  /** The tool's version, or null when it is not installed (the run is then skipped). */
+  version(): Promise<string | null>;
+  /** Findings with `fingerprint` left empty; runAnalyzers fingerprints all analyzers together. */
+  run(ctx: AnalyzerContext): Promise<NormalizedFinding[]>;
+}
+
+/** The tool or something it needs (e.g. the rule pack) is absent: the run is "skipped". */
+export class AnalyzerUnavailableError extends Error {
+  override readonly name = "AnalyzerUnavailableError";
+}
+
+/** The tool ran past ctx.timeoutMs: the run is "timeout". */
+export class AnalyzerTimeoutError extends Error {
+  override readonly name = "AnalyzerTimeoutError";
+}
+
+/**
+ * The tool's output passed ctx.maxOutputBytes. The findings parsed before the cap are kept,
+ * but the run is "failed": a consumer must not conclude that a missing finding was fixed.
+ */
+export class AnalyzerOutputLimitError extends Error {
+  override readonly name = "AnalyzerOutputLimitError";
+  constructor(message: string, readonly partial: NormalizedFinding[]) {
+    super(message);
+  }
+}
+
+/**
+ * The tool failed. `notice` is safe to show to the scan's owner (no stack, paths or env);
+ * `detail` is for operator logs.
+ */
+export class AnalyzerFailedError extends Error {
+  override readonly name = "AnalyzerFailedError";
+  constructor(readonly notice: string, readonly detail?: string) {
+    super(notice);
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Turns git's failure output into errors a scan submitter can act on. Only failures that a
+ * retry cannot fix become ScanInputError; anything else (network resets, resolver hiccups,
+ * server 5xx) is rethrown so the job is retried. Git's own text is not copied into messages:
+ * it can contain server-provided "remote:" lines.
+ */
+import { GitPluginError } from "simple-git";
+import { ScanAbortedError, ScanInputError, ScanTimeoutError } from "../errors";
+import { formatDuration } from "../format";
+
+export interface CloneFailureContext {
+  branch: string | undefined;
+  /** Which of our own limits fired, if any: decides between timeout, size and cancellation. */
+  reason: "timeout" | "size" | "aborted" | null;
+  sizeMessage: string;
+  timeoutMs: number;
+}
+
+const NOT_FOUND = [
+  /repository '.*' not found/i,
+  /does not appear to be a git repository/i,
+  /could not read username/i, // a private repository: we never have credentials
+  /authentication failed/i,
+  /the requested url returned error: (401|403|404|410)\b/i,
+];
+
+export function mapCloneError(err: unknown, ctx: CloneFailureContext): Error {
+  if (ctx.reason === "size") return new ScanInputError(ctx.sizeMessage);
+  if (ctx.reason === "aborted") return new ScanAbortedError();
+  if (ctx.reason === "timeout" || (err instanceof GitPluginError && err.plugin === "timeout")) {
+    return new ScanTimeoutError(`Cloning the repository took longer than the limit of ${formatDuration(ctx.timeoutMs)}.`);
+  }
+  const text = err instanceof Error ? err.message : String(err);
+  const branch = /remote branch (.+?) not found in upstream/i.exec(text);
+  if (branch) return new ScanInputError(`Branch "${ctx.branch ?? branch[1]}" was not found in the repository.`);
+  if (/the requested url returned error: 30\d\b/i.test(text) || /redirect/i.test(text)) {
+    return new ScanInputError("The repository URL redirects elsewhere; redirects are not followed. Use the final URL.");
+  }
+  if (NOT_FOUND.some((re) => re.test(text))) {
+    return new ScanInputError("The repository was not found or is not publicly accessible.");
+  }
+  if (/transport '.*' not allowed/i.test(text)) {
+    return new ScanInputError("The repository URL uses a protocol that is not allowed.");
+  }
+  return err instanceof Error ? err : new Error(text);
+}

@@ -1,0 +1,150 @@
+/**
+ * runAnalyzers with the real ast-grep over real clones. The extra analyzers defined here are
+ * small implementations of our own Analyzer interface that run real processes (sleep) or
+ * throw, to exercise the status policy; no external service is faked.
+ */
+import { execa } from "execa";
+import { join } from "node:path";
+import type { NormalizedFinding } from "@ax/contracts";
+import { astGrepAnalyzer } from "./analyzers/ast-grep";
+import { loadRulePack } from "./analyzers/rule-pack";
+import { AnalyzerFailedError, type Analyzer } from "./analyzers/types";
+import { cloneRepository } from "./clone";
+import { isAbortError } from "./errors";
+import { runAnalyzers } from "./run";
+import { astGrepBinaryPath, writeFixtureRulePack } from "./test-support/ast-grep-fixture";
+import { commitFiles, makeRepo, removeDir, tempDir } from "./test-support/git-fixtures";
+import { withWorkspace } from "./workspace";
+
+let root: string;
+let astGrep: Analyzer;
+beforeAll(() => {
+  root = tempDir();
+  astGrep = astGrepAnalyzer({ binary: astGrepBinaryPath(), configPath: writeFixtureRulePack(join(root, "pack")) });
+});
+afterAll(() => removeDir(root));
+
+const APP = "function a(x) {\n  return eval(x);\n}\nfunction b(y) {\n  eval(y);\n  eval(y);\n}\n";
+
+/** Clone `url` into a fresh workspace and scan it, as the worker does. */
+function scanRepo(url: string, analyzers: Analyzer[] = [astGrep]) {
+  return withWorkspace(join(root, "ws"), async (dir) => {
+    const dest = join(dir, "repo");
+    await cloneRepository({ gitUri: url, dest, allowInsecure: true, timeoutMs: 30_000, maxRepoBytes: 50 * 1024 * 1024 });
+    return runAnalyzers({ dir: dest, timeoutMs: 30_000, maxOutputBytes: 8 * 1024 * 1024, analyzers, threads: 2 });
+  });
+}
+
+const sleeper = (name: string, seconds: number, pids: number[] = []): Analyzer => ({
+  name,
+  appliesTo: () => true,
+  version: async () => "1.0",
+  async run(ctx) {
+    const child = execa("sleep", [String(seconds)], { cancelSignal: ctx.signal, reject: false, extendEnv: false, env: {} });
+    if (child.pid) pids.push(child.pid);
+    await child;
+    return [];
+  },
+});
+
+const fixed = (name: string, findings: NormalizedFinding[]): Analyzer => ({
+  name, appliesTo: () => true, version: async () => "1.0", run: async () => findings,
+});
+
+it("scans a clone, fingerprints uniquely, and keeps fingerprints when unrelated lines move", async () => {
+  const repo = makeRepo(root, "app", { "src/app.js": APP, "tools/run.py": "exec(cmd)\n" });
+  const first = await scanRepo(repo.url);
+  expect(first.languages).toEqual(["javascript", "python"]);
+  expect(first.analyzers).toEqual([
+    { name: "ast-grep", version: "0.51.1", status: "completed", duration_ms: expect.any(Number), findings: 4 },
+  ]);
+  expect(first.findings.map((f) => [f.file, f.start_line])).toEqual([["src/app.js", 2], ["src/app.js", 5], ["src/app.js", 6], ["tools/run.py", 1]]);
+  const prints = first.findings.map((f) => f.fingerprint);
+  expect(new Set(prints).size).toBe(4);
+
+  // Ten blank lines and a new function above everything: same findings, same fingerprints.
+  commitFiles(repo.path, { "src/app.js": `${"\n".repeat(10)}function added() {\n  return 1;\n}\n${APP}` });
+  const moved = await scanRepo(repo.url);
+  expect(moved.findings.map((f) => f.start_line)).toEqual([15, 18, 19, 1]);
+  expect(moved.findings.map((f) => f.fingerprint)).toEqual(prints);
+
+  // Changing the matched code changes that finding's fingerprint only.
+  commitFiles(repo.path, { "src/app.js": APP.replace("return eval(x)", "return eval(x + 1)") });
+  const changed = await scanRepo(repo.url);
+  expect(changed.findings.map((f) => f.fingerprint === prints[changed.findings.indexOf(f)])).toEqual([false, true, true, true]);
+});
+
+it("records a missing tool as skipped, a broken one as failed, and still runs the rest", async () => {
+  const repo = makeRepo(root, "mixed", { "a.js": "eval(1);\n" });
+  const missing = astGrepAnalyzer({ binary: join(root, "not-installed"), configPath: join(root, "pack/sgconfig.yml") });
+  const broken: Analyzer = { ...fixed("broken", []), run: async () => { throw new Error(`ENOENT ${root}/secret/path`); } };
+  const explicit: Analyzer = { ...fixed("explicit", []), run: async () => { throw new AnalyzerFailedError("explicit failed: bad input file."); } };
+  const notPython: Analyzer = { ...fixed("bandit-like", []), appliesTo: (langs) => langs.has("python") };
+  const result = await scanRepo(repo.url, [missing, broken, explicit, notPython, astGrep]);
+  expect(result.analyzers.map((a) => [a.name, a.status, a.notice])).toEqual([
+    ["ast-grep", "skipped", "ast-grep is not installed on this worker."],
+    ["broken", "failed", "broken failed unexpectedly."],
+    ["explicit", "failed", "explicit failed: bad input file."],
+    ["bandit-like", "skipped", "No files in a language bandit-like analyzes."],
+    ["ast-grep", "completed", undefined],
+  ]);
+  expect(result.findings).toHaveLength(1);
+});
+
+it("marks an analyzer that runs past its limit as timeout, killing its process promptly", async () => {
+  const dir = join(root, "timeout-dir");
+  makeRepo(root, "timeout-dir", { "a.js": "eval(1);\n" });
+  const started = Date.now();
+  const result = await runAnalyzers({ dir, timeoutMs: 300, maxOutputBytes: 1024, analyzers: [sleeper("slow", 30), astGrep] });
+  expect(Date.now() - started).toBeLessThan(5_000);
+  expect(result.analyzers[0]).toMatchObject({ name: "slow", status: "timeout", notice: "slow did not finish within 300 ms." });
+  expect(result.analyzers[1]).toMatchObject({ name: "ast-grep", status: "completed", findings: 1 });
+});
+
+it("throws an AbortError promptly when the caller cancels, and kills the running tool", async () => {
+  const dir = join(root, "abort-dir");
+  makeRepo(root, "abort-dir", { "a.js": "eval(1);\n" });
+  const controller = new AbortController();
+  const pids: number[] = [];
+  setTimeout(() => controller.abort(), 200);
+  const started = Date.now();
+  const err = await runAnalyzers({
+    dir, timeoutMs: 60_000, maxOutputBytes: 1024, signal: controller.signal, analyzers: [sleeper("slow", 30, pids), astGrep],
+  }).catch((e: unknown) => e);
+  expect(isAbortError(err)).toBe(true);
+  expect(Date.now() - started).toBeLessThan(5_000);
+  await new Promise((r) => setTimeout(r, 200));
+  expect(pids).toHaveLength(1);
+  expect(() => process.kill(pids[0] as number, 0)).toThrow(); // the sleep is gone
+});
+
+it("deduplicates identical findings from two analyzers and reports progress", async () => {
+  const dir = join(root, "dedupe-dir");
+  makeRepo(root, "dedupe-dir", { "a.js": "eval(1);\n" });
+  const f: NormalizedFinding = {
+    analyzer: "x", rule_id: "r1", title: "t", message: "m", cwe_id: null, cwe_name: null, owasp: null, file: "a.js",
+    start_line: 1, end_line: 1, start_column: 1, end_column: 8, snippet: "eval(1);", severity: "LOW", confidence: "LOW",
+    likelihood: null, impact: null, remediation: null, fingerprint: "", raw: { text: "eval(1)" },
+  };
+  const progress: number[] = [];
+  const result = await runAnalyzers({
+    dir, timeoutMs: 10_000, maxOutputBytes: 1024, analyzers: [fixed("one", [f]), fixed("two", [{ ...f, analyzer: "y" }])],
+    onProgress: (pct) => progress.push(pct),
+  });
+  expect(result.findings).toHaveLength(1);
+  expect(result.findings[0]?.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+  expect(result.analyzers.map((a) => a.findings)).toEqual([1, 1]);
+  expect(progress).toEqual([50, 100]);
+});
+
+it("runs the default registry whether or not the @ax/rules pack is installed yet", async () => {
+  const dir = join(root, "default-dir");
+  makeRepo(root, "default-dir", { "a.js": "const x = 1;\n" });
+  const result = await runAnalyzers({ dir, timeoutMs: 30_000, maxOutputBytes: 8 * 1024 * 1024 });
+  const [run] = result.analyzers;
+  if ((await loadRulePack()) === null) {
+    expect(run).toMatchObject({ name: "ast-grep", status: "skipped", notice: "The ast-grep rule pack (@ax/rules) is not installed on this worker." });
+  } else {
+    expect(run).toMatchObject({ name: "ast-grep", status: "completed" });
+  }
+});
