@@ -156,3 +156,12 @@ describe("groups", () => {
     expect((await request(h.app).delete(`/api/v2/organization/${org}/group/${g.body.group_id}`).set("X-AX-KEY", admin)).status).toBe(200);
   });
 });
+
+describe("docs/api.md", () => {
+  it("is up to date with the route definitions (npm run docs:api)", async () => {
+    const fs = await import("node:fs");
+    const { renderApiMarkdown } = await import("./api-docs");
+    const committed = fs.readFileSync(new URL("../../../docs/api.md", import.meta.url), "utf8");
+    expect(committed).toBe(renderApiMarkdown());
+  });
+});

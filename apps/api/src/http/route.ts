@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response, Router } from "express";
-import { z } from "zod";
+import { type z } from "zod";
 import type { Principal } from "@ax/db";
 import { badRequest, unauthorized, type ErrorWriter } from "./errors";
 
@@ -51,7 +51,7 @@ export interface RouteDef<P extends AnySchema, Q extends AnySchema, B extends An
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyRoute = RouteDef<any, any, any>;
 
-const Empty = z.object({});
+type Empty = z.ZodObject<Record<string, never>>;
 
 export const API_PREFIX = "/api/v2";
 
@@ -62,7 +62,7 @@ export function routeLabel(req: Request, res: Response): string {
   return req.route?.path ? `${API_PREFIX}${String(req.route.path)}` : "unmatched";
 }
 
-export function defineRoute<P extends AnySchema = typeof Empty, Q extends AnySchema = typeof Empty, B extends AnySchema = typeof Empty>(
+export function defineRoute<P extends AnySchema = Empty, Q extends AnySchema = Empty, B extends AnySchema = Empty>(
   def: RouteDef<P, Q, B>,
 ): RouteDef<P, Q, B> {
   return def;

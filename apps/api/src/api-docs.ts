@@ -1,0 +1,49 @@
+import { apiRoutes, API_VERSION } from "./app";
+import type { AppDeps } from "./http/context";
+import { buildOpenApi } from "./http/openapi";
+
+/**
+ * docs/api.md, written from the same route definitions that serve requests (npm run
+ * docs:api). Building the route table needs no connections: handlers are never called.
+ */
+export function renderApiMarkdown(): string {
+  const routes = apiRoutes({} as AppDeps);
+  const doc = buildOpenApi(routes, { version: API_VERSION });
+  const lines: string[] = [
+    "# API reference",
+    "",
+    "Generated from the route definitions by `npm run docs:api`; do not edit by hand. The live",
+    "service serves the same as OpenAPI 3.1 at `GET /api/v2/openapi.json` and as a page at `GET /api/v2/docs`.",
+    "",
+    "Authentication: every endpoint not marked *public* needs a personal access token in the `X-AX-KEY` header.",
+    "Errors are `{\"code\": <status>, \"message\": \"…\"}`, with `details: [{path, message}]` for invalid input.",
+    "Every response carries `X-Request-Id`.",
+    "",
+  ];
+  const byTag = new Map<string, string[]>();
+  type Op = { parameters?: { name: string; in: string; required: boolean }[]; requestBody?: { content: Record<string, { schema: unknown }> } };
+  for (const r of routes) {
+    const tag = r.tags[0] ?? "Other";
+    const path = `/api/v2${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`;
+    const op = (doc.paths[path] as Record<string, Op>)[r.method];
+    const params = (op?.parameters ?? []).map((p) => `\`${p.name}\` (${p.in}${p.required ? ", required" : ""})`);
+    const body = op?.requestBody?.content["application/json"]?.schema;
+    const out = [
+      `### ${r.method.toUpperCase()} ${path}${r.auth === "public" ? " — public" : ""}`,
+      "",
+      r.summary + ".",
+      ...(r.description ? ["", r.description] : []),
+      ...(params.length ? ["", `Parameters: ${params.join(", ")}.`] : []),
+      ...(body ? ["", "Body (JSON):", "", "```json", JSON.stringify(body, null, 2), "```"] : []),
+      "",
+      "Responses:",
+      "",
+      ...Object.entries(r.responses).map(([status, d]) => `- **${status}** ${d.description}`),
+      "",
+    ];
+    byTag.set(tag, [...(byTag.get(tag) ?? []), ...out]);
+  }
+  for (const [tag, section] of byTag) lines.push(`## ${tag}`, "", ...section);
+  lines.push("## Documents", "", "### GET /api/v2/openapi.json — public", "", "The OpenAPI 3.1 document.", "", "### GET /api/v2/docs — public", "", "A human-readable reference page.", "");
+  return lines.join("\n");
+}

@@ -1,0 +1,133 @@
+// Real PostgreSQL and Redis. The matrix is built from the app's own route table, so a new
+// endpoint is covered the day it is added.
+import request from "supertest";
+import { createScan, createToken, findOrCreateProject, generateToken, getFinding, getGroup, listTokens, markRunning, revokeToken, storeScanResults } from "@ax/db";
+import type { NormalizedFinding } from "@ax/contracts";
+import { apiRoutes } from "./app";
+import type { AnyRoute } from "./http/route";
+import { createApiHarness, type ApiHarness } from "./test-support";
+
+let h: ApiHarness;
+const ids: Record<string, string> = {};
+let other: { token: string };
+let badTokens: Record<string, string>;
+let routes: AnyRoute[];
+
+const seedFinding: NormalizedFinding = {
+  analyzer: "ast-grep",
+  rule_id: "js-sql-injection",
+  title: "SQL injection",
+  message: "Query built from input",
+  cwe_id: "CWE-89",
+  cwe_name: "SQL Injection",
+  owasp: "A03:2021-Injection",
+  file: "src/db.js",
+  start_line: 3,
+  end_line: 3,
+  start_column: 1,
+  end_column: 20,
+  snippet: "db.query('x' + id)",
+  severity: "HIGH",
+  confidence: "HIGH",
+  likelihood: "MEDIUM",
+  impact: "HIGH",
+  remediation: "Use parameters",
+  fingerprint: "f".repeat(64),
+  raw: {},
+};
+
+beforeAll(async () => {
+  h = await createApiHarness();
+  const db = h.stack.handle.db;
+  const t = h.tenant;
+  const project = await findOrCreateProject(db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: "file:///repo", name: "repo" });
+  const { scan } = await createScan(db, { organizationId: t.organization_id, groupId: t.group_id, projectId: project.id, createdBy: t.user_id, gitUri: "file:///repo", branch: null, idempotencyKey: null, requestHash: null });
+  await markRunning(db, scan.id);
+  await storeScanResults(db, { scanId: scan.id, projectId: project.id, organizationId: t.organization_id, findings: [seedFinding], analyzers: [], languages: ["javascript"] });
+  const finding = (await db.selectFrom("findings").select("id").where("scan_id", "=", scan.id).executeTakeFirstOrThrow()).id;
+  const token = (await listTokens(db, t.user_id))[0]!;
+  Object.assign(ids, { organization_id: t.organization_id, group_id: t.group_id, project_id: project.id, scan_id: scan.id, finding_id: finding, token_id: token.id });
+
+  other = await h.otherTenant();
+  const expired = await createToken(db, { userId: t.user_id, name: "expired", expiresInDays: -1 });
+  const revoked = await createToken(db, { userId: t.user_id, name: "revoked", expiresInDays: 5 });
+  await revokeToken(db, t.user_id, revoked.record.id);
+  badTokens = {
+    malformed: "axk_not-a-token",
+    "bad checksum": t.token.slice(0, -6) + "000000",
+    unknown: generateToken(),
+    expired: expired.token,
+    revoked: revoked.token,
+    "query string instead of header": "",
+  };
+  routes = apiRoutes(h.deps).filter((r) => r.auth !== "public");
+});
+afterAll(() => h.close());
+
+const BODIES: Record<string, unknown> = {
+  "POST /scan": { git_uri: "https://github.com/owner/repo" },
+  "PUT /scan/:scan_id/finding/:finding_id": { status: "FALSE POSITIVE" },
+  "POST /organization/:organization_id/group": { name: "intruders" },
+  "POST /profile/tokens": { name: "x" },
+};
+
+function call(r: AnyRoute, token: string | undefined, query = "") {
+  const path = `/api/v2${r.path.replace(/:([a-z_]+)/g, (_m, p: string) => ids[p] ?? "missing")}${query}`;
+  let req = request(h.app)[r.method](path);
+  if (token) req = req.set("X-AX-KEY", token);
+  const body = BODIES[`${r.method.toUpperCase()} ${r.path}`];
+  return body ? req.send(body as object) : req;
+}
+
+describe("authentication on every non-public endpoint", () => {
+  it("covers the endpoints of the spec", () => {
+    const names = routes.map((r) => `${r.method.toUpperCase()} ${r.path}`);
+    expect(names).toEqual(expect.arrayContaining(["POST /scan", "PUT /scan/:scan_id/finding/:finding_id", "DELETE /organization/:organization_id/group/:group_id"]));
+    expect(routes.length).toBeGreaterThanOrEqual(15);
+  });
+
+  it("answers 401 with one and the same body for a missing, malformed, unknown, expired or revoked token", async () => {
+    const failures: string[] = [];
+    for (const r of routes) {
+      for (const [kind, token] of [["missing", undefined], ...Object.entries(badTokens)] as [string, string | undefined][]) {
+        const query = kind === "query string instead of header" ? `?X-AX-KEY=${h.tenant.token}&token=${h.tenant.token}` : "";
+        const res = await call(r, token, query);
+        const ok = res.status === 401 && res.body.code === 401 && res.body.message === "A valid personal access token is required in the X-AX-KEY header.";
+        if (!ok) failures.push(`${r.method} ${r.path} with ${kind} token: ${res.status}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it("answers 404 to another tenant for every object of this one, and changes nothing", async () => {
+    const failures: string[] = [];
+    for (const r of routes) {
+      if (r.path.startsWith("/profile") && !r.path.includes(":token_id")) continue; // one's own profile
+      // Routes without an id in the path name the organization in the query.
+      const query = r.path.includes(":") ? "" : `?organization_id=${ids.organization_id}`;
+      const res = await call(r, other.token, query);
+      if (res.status !== 404) failures.push(`${r.method} ${r.path}: ${res.status}`);
+    }
+    expect(failures).toEqual([]);
+    const db = h.stack.handle.db;
+    expect((await getFinding(db, ids.organization_id!, ids.scan_id!, ids.finding_id!))?.status).toBe("TO REVIEW");
+    expect(await getGroup(db, ids.organization_id!, ids.group_id!)).toBeDefined();
+    expect((await listTokens(db, h.tenant.user_id)).find((t) => t.id === ids.token_id)?.revoked_at).toBeNull();
+  });
+
+  it("lets a viewer read but not write", async () => {
+    const viewer = await h.member("viewer");
+    const writes = routes.filter((r) => r.method !== "get" && !r.path.startsWith("/profile"));
+    expect(writes.length).toBeGreaterThanOrEqual(5);
+    for (const r of writes) {
+      const res = await call(r, viewer, r.path.includes(":") ? "" : `?organization_id=${ids.organization_id}`);
+      expect({ route: `${r.method} ${r.path}`, status: res.status }).toEqual({ route: `${r.method} ${r.path}`, status: 403 });
+    }
+    const reads = routes.filter((r) => r.method === "get");
+    for (const r of reads) {
+      const res = await call(r, viewer, r.path.includes(":") ? "" : `?organization_id=${ids.organization_id}`);
+      expect({ route: r.path, status: res.status }).toEqual({ route: r.path, status: 200 });
+    }
+    expect((await getFinding(h.stack.handle.db, ids.organization_id!, ids.scan_id!, ids.finding_id!))?.status).toBe("TO REVIEW");
+  });
+});

@@ -1,0 +1,306 @@
+// End to end on the real stack: PostgreSQL, Redis, a BullMQ worker in this process, git
+// repositories made here, and the real ast-grep with the project's rule pack.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import request from "supertest";
+import { commitFiles, git, makeGitRepo, waitFor } from "@ax/testkit";
+import { createApiHarness, type ApiHarness } from "./test-support";
+
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures");
+const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name), "utf8");
+
+let h: ApiHarness;
+let repo: string;
+const key = () => ({ "X-AX-KEY": h.tenant.token });
+
+interface FindingBody {
+  finding_id: string;
+  rule_id: string;
+  cwe_id: string;
+  file: string;
+  start_line: number;
+  status: string;
+  severity: string;
+  baseline_state: string;
+  fingerprint: string;
+  first_seen_scan_id: string;
+}
+
+async function scanAndWait(body: object, query = ""): Promise<{ scan_id: string; scan: Record<string, unknown> }> {
+  const res = await request(h.app).post(`/api/v2/scan${query}`).set(key()).send(body);
+  expect(res.status).toBe(200);
+  const scan_id = res.body.scan_id as string;
+  const scan = await waitFor(
+    async () => {
+      const r = await request(h.app).get(`/api/v2/scan/${scan_id}`).set(key());
+      return ["completed", "failed", "cancelled"].includes(r.body.state) ? (r.body as Record<string, unknown>) : undefined;
+    },
+    { timeoutMs: 60_000, what: `scan ${scan_id}` },
+  );
+  return { scan_id, scan };
+}
+
+async function allFindings(scanId: string, query = ""): Promise<FindingBody[]> {
+  const r = await request(h.app).get(`/api/v2/scan/${scanId}/findings?limit=500${query}`).set(key());
+  expect(r.status).toBe(200);
+  return r.body.findings as FindingBody[];
+}
+
+beforeAll(async () => {
+  h = await createApiHarness({ worker: true });
+  repo = makeGitRepo({
+    "src/db.js": fixture("vulnerable.js"),
+    "src/safe.js": fixture("safe.js"),
+    "app/util.py": fixture("vulnerable.py"),
+    "app/safe.py": fixture("safe.py"),
+    "java/Vulnerable.java": fixture("Vulnerable.java"),
+    "java/Safe.java": fixture("Safe.java"),
+  });
+});
+afterAll(() => h.close());
+
+describe("a full scan", () => {
+  let scanId: string;
+  let findings: FindingBody[];
+
+  beforeAll(async () => {
+    const { scan_id, scan } = await scanAndWait({ git_uri: repo });
+    scanId = scan_id;
+    expect(scan).toMatchObject({ state: "completed", progress: 100, branch: "main", commit: git(repo, "rev-parse", "HEAD"), error: null });
+    findings = await allFindings(scanId);
+  });
+
+  it("records the analyzers, languages and counts", async () => {
+    const r = await request(h.app).get(`/api/v2/scan/${scanId}`).set(key());
+    expect(r.body.analyzers).toEqual(expect.arrayContaining([expect.objectContaining({ name: "ast-grep", status: "completed" })]));
+    expect(r.body.languages).toEqual(expect.arrayContaining(["javascript", "python", "java"]));
+    expect(r.body.counts.total).toBe(findings.length);
+    expect(r.body.duration_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it.each([
+    ["CWE-89", "src/db.js", 6],
+    ["CWE-328", "src/db.js", 11],
+    ["CWE-502", "app/util.py", 6],
+    ["CWE-328", "app/util.py", 10],
+    ["CWE-328", "java/Vulnerable.java", 5],
+    ["CWE-78", "java/Vulnerable.java", 10],
+  ])("finds %s in %s at line %i", (cwe, file, line) => {
+    expect(findings).toEqual(expect.arrayContaining([expect.objectContaining({ cwe_id: cwe, file, start_line: line })]));
+  });
+
+  it("reports nothing in the safe twins", () => {
+    expect(findings.filter((f) => /safe|Safe/.test(f.file))).toEqual([]);
+  });
+
+  it("filters by severity, CWE and file prefix, and pages with a cursor", async () => {
+    const sqli = await allFindings(scanId, "&cwe=cwe-89");
+    expect(sqli.length).toBeGreaterThanOrEqual(1);
+    expect(sqli.every((f) => f.cwe_id === "CWE-89")).toBe(true);
+    const py = await allFindings(scanId, "&file=app/");
+    expect(py.length).toBeGreaterThanOrEqual(2);
+    expect(py.every((f) => f.file.startsWith("app/"))).toBe(true);
+    const high = await allFindings(scanId, "&severity=high,critical");
+    expect(high.every((f) => ["HIGH", "CRITICAL"].includes(f.severity))).toBe(true);
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const r: request.Response = await request(h.app).get(`/api/v2/scan/${scanId}/findings?limit=2${cursor ? `&cursor=${cursor}` : ""}`).set(key());
+      seen.push(...r.body.findings.map((f: FindingBody) => f.finding_id));
+      cursor = r.body.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(findings.map((f) => f.finding_id));
+    expect((await request(h.app).get(`/api/v2/scan/${scanId}/findings?limit=0`).set(key())).status).toBe(400);
+  });
+
+  it("exports SARIF 2.1.0 with fingerprints", async () => {
+    const r = await request(h.app).get(`/api/v2/scan/${scanId}/sarif`).set(key());
+    expect(r.status).toBe(200);
+    expect(r.headers["content-type"]).toMatch(/application\/sarif\+json/);
+    const sarif = JSON.parse(r.text);
+    expect(sarif.version).toBe("2.1.0");
+    const results = sarif.runs.flatMap((run: { results: unknown[] }) => run.results);
+    expect(results).toHaveLength(findings.length);
+    expect(results[0].partialFingerprints["axFingerprint/v1"]).toMatch(/^[0-9a-f]{64}$/);
+    expect(sarif.runs[0].tool.driver.rules[0].properties.tags).toEqual(expect.arrayContaining([expect.stringMatching(/^external\/cwe\/cwe-\d+$/)]));
+  });
+
+  describe("triage", () => {
+    let f: FindingBody;
+    beforeAll(() => {
+      f = findings.find((x) => x.cwe_id === "CWE-89")!;
+    });
+    const url = () => `/api/v2/scan/${scanId}/finding/${f.finding_id}`;
+
+    it("updates only the fields present, canonicalising labels, and keeps history", async () => {
+      const before = (await request(h.app).get(url()).set(key())).body;
+      const r = await request(h.app).put(url()).set(key()).send({ status: "true_positive", reason: "Reachable from /user" });
+      expect(r.status).toBe(200);
+      expect(r.body.message).toBe("Finding updated");
+      expect(r.body.finding).toMatchObject({
+        status: "TRUE POSITIVE",
+        reason: "Reachable from /user",
+        severity: before.severity,
+        remediation: before.remediation,
+        impact: before.impact,
+        likelihood: before.likelihood,
+        confidence: before.confidence,
+        version: before.version + 1,
+      });
+      const r2 = await request(h.app).put(url()).set(key()).send({ severity: "critical" });
+      expect(r2.body.finding).toMatchObject({ status: "TRUE POSITIVE", reason: "Reachable from /user", severity: "CRITICAL" });
+
+      const hist = await request(h.app).get(`${url()}/history`).set(key());
+      expect(hist.body.history).toEqual([
+        expect.objectContaining({ source: "review", changed_by: { user_id: h.tenant.user_id, display_name: "Ada Owner" }, changes: { status: { from: "TO REVIEW", to: "TRUE POSITIVE" }, reason: { from: null, to: "Reachable from /user" } } }),
+        expect.objectContaining({ changes: { severity: { from: before.severity, to: "CRITICAL" } } }),
+      ]);
+    });
+
+    it("honours If-Match", async () => {
+      const current = await request(h.app).get(url()).set(key());
+      const etag = current.headers.etag as string;
+      expect(etag).toBe(`"${current.body.version}"`);
+      expect((await request(h.app).put(url()).set(key()).set("If-Match", '"1"').send({ impact: "x" })).status).toBe(412);
+      const ok = await request(h.app).put(url()).set(key()).set("If-Match", etag).send({ impact: "Data of every user" });
+      expect(ok.status).toBe(200);
+      expect(ok.headers.etag).toBe(`"${current.body.version + 1}"`);
+    });
+
+    it.each([
+      [{}, /at least one/],
+      [{ status: "MAYBE" }, /status must be one of/],
+      [{ severity: 5 }, /severity must be a string/],
+      [{ owner: "me" }, /Unknown field: owner/],
+      [{ reason: "x".repeat(10_001) }, /at most 10000/],
+    ])("refuses %j with a clear 400 and changes nothing", async (body, message) => {
+      const before = (await request(h.app).get(url()).set(key())).body;
+      const r = await request(h.app).put(url()).set(key()).send(body);
+      expect(r.status).toBe(400);
+      expect(r.body.message).toMatch(message);
+      expect((await request(h.app).get(url()).set(key())).body).toEqual(before);
+    });
+
+    it("answers 404 for an unknown finding or a finding of another scan", async () => {
+      expect((await request(h.app).put(`/api/v2/scan/${scanId}/finding/00000000-0000-4000-8000-000000000000`).set(key()).send({ status: "FIXED" })).status).toBe(404);
+      expect((await request(h.app).put(`/api/v2/scan/${scanId}/finding/not-an-id`).set(key()).send({ status: "FIXED" })).status).toBe(404);
+    });
+
+    it("carries triage to the next scan by fingerprint and reports vanished findings as fixed", async () => {
+      // Move every line of db.js down and remove the Python flaws.
+      commitFiles(repo, { "src/db.js": `// header\n\n\n${fixture("vulnerable.js")}`, "app/util.py": fixture("safe.py") }, "fix python, move js");
+      const { scan_id: second, scan } = await scanAndWait({ git_uri: repo });
+      expect(scan.state).toBe("completed");
+      const next = await allFindings(second);
+      const carried = next.find((x) => x.fingerprint === f.fingerprint)!;
+      expect(carried).toMatchObject({ status: "TRUE POSITIVE", severity: "CRITICAL", baseline_state: "unchanged", first_seen_scan_id: scanId, start_line: f.start_line + 3 });
+      const fixed = next.filter((x) => x.status === "FIXED");
+      expect(fixed.map((x) => x.file)).toEqual(expect.arrayContaining(["app/util.py"]));
+      expect(fixed.every((x) => x.baseline_state === "absent")).toBe(true);
+      expect((scan.counts as Record<string, number>).fixed).toBe(fixed.length);
+      const hist = await request(h.app).get(`/api/v2/scan/${second}/finding/${carried.finding_id}/history`).set(key());
+      expect(hist.body.history[0]).toMatchObject({ source: "carried", changes: { status: { from: "TO REVIEW", to: "TRUE POSITIVE" } } });
+    });
+  });
+});
+
+describe("starting scans", () => {
+  it("scans a named branch", async () => {
+    git(repo, "checkout", "-q", "-b", "feature");
+    commitFiles(repo, { "src/extra.js": 'eval(req.body.code);\n' }, "feature work");
+    git(repo, "checkout", "-q", "main");
+    const { scan } = await scanAndWait({ git_uri: `file://${repo}`, branch: "feature" });
+    expect(scan).toMatchObject({ state: "completed", branch: "feature", commit: git(repo, "rev-parse", "feature") });
+  });
+
+  it("fails a scan of a branch that does not exist, with the reason", async () => {
+    const { scan } = await scanAndWait({ git_uri: repo, branch: "no-such-branch" });
+    expect(scan.state).toBe("failed");
+    expect(String(scan.error)).toMatch(/no-such-branch/);
+  });
+
+  it.each([
+    [{ git_uri: "ext::sh -c touch% /tmp/x" }, /helpers/],
+    [{ git_uri: "-uupload-pack=x" }, /start with '-'/],
+    [{ git_uri: "https://user:pw@example.com/a" }, /credentials/],
+    [{ git_uri: 42 }, /git_uri/],
+    [{}, /git_uri is required/],
+    [{ git_uri: repo, branch: "--upload-pack=x" }, /branch is not a valid/],
+    [{ git_uri: repo, branch: "a..b" }, /branch is not a valid/],
+  ])("refuses %j with 400", async (body, message) => {
+    const r = await request(h.app).post("/api/v2/scan").set(key()).send(body);
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(message);
+  });
+
+  it("returns the same scan for a repeated Idempotency-Key, and 409 for a different request", async () => {
+    const a = await request(h.app).post("/api/v2/scan").set(key()).set("Idempotency-Key", "k-1").send({ git_uri: repo });
+    const b = await request(h.app).post("/api/v2/scan").set(key()).set("Idempotency-Key", "k-1").send({ git_uri: repo });
+    expect(a.status).toBe(200);
+    expect(b.body.scan_id).toBe(a.body.scan_id);
+    const c = await request(h.app).post("/api/v2/scan").set(key()).set("Idempotency-Key", "k-1").send({ git_uri: repo, branch: "feature" });
+    expect(c.status).toBe(409);
+  });
+
+  it("puts scans in the named group and lists projects and scans", async () => {
+    const org = h.tenant.organization_id;
+    const g = await request(h.app).post(`/api/v2/organization/${org}/group`).set(key()).send({ name: "listing" });
+    const { scan_id } = await scanAndWait({ git_uri: repo }, `?group_id=${g.body.group_id}`);
+    const projects = await request(h.app).get(`/api/v2/organization/${org}/group/${g.body.group_id}/project`).set(key());
+    expect(projects.body.projects).toHaveLength(1);
+    const scans = await request(h.app).get(`/api/v2/organization/${org}/group/${g.body.group_id}/project/${projects.body.projects[0].project_id}/scan`).set(key());
+    expect(scans.body.scans.map((s: { scan_id: string }) => s.scan_id)).toEqual([scan_id]);
+    const byGroup = await request(h.app).get(`/api/v2/scan?group_id=${g.body.group_id}`).set(key());
+    expect(byGroup.body.scans.map((s: { scan_id: string }) => s.scan_id)).toEqual([scan_id]);
+    expect((await request(h.app).post("/api/v2/scan?group_id=00000000-0000-4000-8000-000000000000").set(key()).send({ git_uri: repo })).status).toBe(404);
+  });
+
+  it("cancels a queued scan, which then never runs", async () => {
+    await h.worker!.worker.pause(true);
+    try {
+      const r = await request(h.app).post("/api/v2/scan").set(key()).send({ git_uri: repo });
+      const cancel = await request(h.app).post(`/api/v2/scan/${r.body.scan_id}/cancel`).set(key());
+      expect(cancel.status).toBe(200);
+      expect(cancel.body.state).toBe("cancelled");
+      expect((await request(h.app).post(`/api/v2/scan/${r.body.scan_id}/cancel`).set(key())).status).toBe(409);
+      h.worker!.worker.resume();
+      await new Promise((res) => setTimeout(res, 1500));
+      const after = await request(h.app).get(`/api/v2/scan/${r.body.scan_id}`).set(key());
+      expect(after.body).toMatchObject({ state: "cancelled", attempts: 0 });
+    } finally {
+      h.worker!.worker.resume();
+    }
+  });
+});
+
+describe("group hard delete", () => {
+  it("removes the group's projects, scans, findings and history and leaves a sibling untouched", async () => {
+    const org = h.tenant.organization_id;
+    const doomed = (await request(h.app).post(`/api/v2/organization/${org}/group`).set(key()).send({ name: "doomed" })).body.group_id;
+    const sibling = (await request(h.app).post(`/api/v2/organization/${org}/group`).set(key()).send({ name: "sibling" })).body.group_id;
+    const a = await scanAndWait({ git_uri: repo }, `?group_id=${doomed}`);
+    const b = await scanAndWait({ git_uri: repo }, `?group_id=${sibling}`);
+    const doomedFindings = await allFindings(a.scan_id);
+    await request(h.app).put(`/api/v2/scan/${a.scan_id}/finding/${doomedFindings[0]!.finding_id}`).set(key()).send({ status: "FALSE POSITIVE" });
+    const siblingBefore = await allFindings(b.scan_id);
+
+    const r = await request(h.app).delete(`/api/v2/organization/${org}/group/${doomed}`).set(key());
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ message: "Group deleted", group_id: doomed, deleted: { projects: 1, scans: 1, findings: doomedFindings.length } });
+
+    const db = h.stack.handle.db;
+    const left = await Promise.all([
+      db.selectFrom("groups").select("id").where("id", "=", doomed).execute(),
+      db.selectFrom("projects").select("id").where("group_id", "=", doomed).execute(),
+      db.selectFrom("scans").select("id").where("group_id", "=", doomed).execute(),
+      db.selectFrom("findings").select("id").where("scan_id", "=", a.scan_id).execute(),
+      db.selectFrom("finding_history").select("id").where("finding_id", "in", doomedFindings.map((f) => f.finding_id)).execute(),
+    ]);
+    expect(left.map((rows) => rows.length)).toEqual([0, 0, 0, 0, 0]);
+    expect((await request(h.app).get(`/api/v2/scan/${a.scan_id}`).set(key())).status).toBe(404);
+    expect(await allFindings(b.scan_id)).toEqual(siblingBefore);
+    expect((await request(h.app).delete(`/api/v2/organization/${org}/group/${doomed}`).set(key())).status).toBe(404);
+  });
+});
