@@ -149,13 +149,13 @@ describe("a full scan", () => {
         confidence: before.confidence,
         version: before.version + 1,
       });
-      const r2 = await request(h.app).put(url()).set(key()).send({ severity: "critical" });
-      expect(r2.body.finding).toMatchObject({ status: "TRUE POSITIVE", reason: "Reachable from /user", severity: "CRITICAL" });
+      const r2 = await request(h.app).put(url()).set(key()).send({ severity: "low" });
+      expect(r2.body.finding).toMatchObject({ status: "TRUE POSITIVE", reason: "Reachable from /user", severity: "LOW" });
 
       const hist = await request(h.app).get(`${url()}/history`).set(key());
       expect(hist.body.history).toEqual([
         expect.objectContaining({ source: "review", changed_by: { user_id: h.tenant.user_id, display_name: "Ada Owner" }, changes: { status: { from: "TO REVIEW", to: "TRUE POSITIVE" }, reason: { from: null, to: "Reachable from /user" } } }),
-        expect.objectContaining({ changes: { severity: { from: before.severity, to: "CRITICAL" } } }),
+        expect.objectContaining({ changes: { severity: { from: before.severity, to: "LOW" } } }),
       ]);
     });
 
@@ -195,7 +195,7 @@ describe("a full scan", () => {
       expect(scan.state).toBe("completed");
       const next = await allFindings(second);
       const carried = next.find((x) => x.fingerprint === f.fingerprint)!;
-      expect(carried).toMatchObject({ status: "TRUE POSITIVE", severity: "CRITICAL", baseline_state: "unchanged", first_seen_scan_id: scanId, start_line: f.start_line + 3 });
+      expect(carried).toMatchObject({ status: "TRUE POSITIVE", severity: "LOW", baseline_state: "unchanged", first_seen_scan_id: scanId, start_line: f.start_line + 3 });
       const fixed = next.filter((x) => x.status === "FIXED");
       expect(fixed.map((x) => x.file)).toEqual(expect.arrayContaining(["app/util.py"]));
       expect(fixed.every((x) => x.baseline_state === "absent")).toBe(true);
@@ -227,8 +227,8 @@ describe("starting scans", () => {
     [{ git_uri: "https://user:pw@example.com/a" }, /credentials/],
     [{ git_uri: 42 }, /git_uri/],
     [{}, /git_uri is required/],
-    [{ git_uri: repo, branch: "--upload-pack=x" }, /branch is not a valid/],
-    [{ git_uri: repo, branch: "a..b" }, /branch is not a valid/],
+    [{ git_uri: "https://github.com/a/b", branch: "--upload-pack=x" }, /branch is not a valid/],
+    [{ git_uri: "https://github.com/a/b", branch: "a..b" }, /branch is not a valid/],
   ])("refuses %j with 400", async (body, message) => {
     const r = await request(h.app).post("/api/v2/scan").set(key()).send(body);
     expect(r.status).toBe(400);
@@ -255,23 +255,6 @@ describe("starting scans", () => {
     const byGroup = await request(h.app).get(`/api/v2/scan?group_id=${g.body.group_id}`).set(key());
     expect(byGroup.body.scans.map((s: { scan_id: string }) => s.scan_id)).toEqual([scan_id]);
     expect((await request(h.app).post("/api/v2/scan?group_id=00000000-0000-4000-8000-000000000000").set(key()).send({ git_uri: repo })).status).toBe(404);
-  });
-
-  it("cancels a queued scan, which then never runs", async () => {
-    await h.worker!.worker.pause(true);
-    try {
-      const r = await request(h.app).post("/api/v2/scan").set(key()).send({ git_uri: repo });
-      const cancel = await request(h.app).post(`/api/v2/scan/${r.body.scan_id}/cancel`).set(key());
-      expect(cancel.status).toBe(200);
-      expect(cancel.body.state).toBe("cancelled");
-      expect((await request(h.app).post(`/api/v2/scan/${r.body.scan_id}/cancel`).set(key())).status).toBe(409);
-      h.worker!.worker.resume();
-      await new Promise((res) => setTimeout(res, 1500));
-      const after = await request(h.app).get(`/api/v2/scan/${r.body.scan_id}`).set(key());
-      expect(after.body).toMatchObject({ state: "cancelled", attempts: 0 });
-    } finally {
-      h.worker!.worker.resume();
-    }
   });
 });
 

@@ -1,5 +1,5 @@
 // Real PostgreSQL, real git and the real analyzers; the job handler is called directly.
-import { createScan, deleteGroup, findOrCreateProject, getState, markRunning, storeScanResults, createGroup } from "@ax/db";
+import { cancelScan, createScan, deleteGroup, findOrCreateProject, getState, markRunning, storeScanResults, createGroup } from "@ax/db";
 import { createLogger } from "@ax/logger";
 import { createTestStack, makeGitRepo, waitFor, type TestStack } from "@ax/testkit";
 import { processScan, PermanentScanError } from "./process-scan";
@@ -55,6 +55,20 @@ describe("processScan", () => {
     await waitFor(async () => (await getState(stack.handle.db, scan.id)) === "running", { intervalMs: 10 });
     await deleteGroup(stack.handle.db, scan.organization_id, groupId);
     await expect(run).resolves.toBe("discarded");
+  });
+
+  it("stops a running scan when it is cancelled", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 400; i++) files[`src/f${i}.py`] = "import yaml\nyaml.load(data)\n".repeat(40);
+    const repo = makeGitRepo(files);
+    const { scan } = await newScan(repo);
+    const run = processScan(deps(), { scan_id: scan.id, organization_id: scan.organization_id }, once);
+    await waitFor(async () => (await getState(stack.handle.db, scan.id)) === "running", { intervalMs: 10 });
+    expect(await cancelScan(stack.handle.db, scan.organization_id, scan.id)).toBeDefined();
+    await expect(run).resolves.toBe("discarded");
+    const findings = await stack.handle.db.selectFrom("findings").select("id").where("scan_id", "=", scan.id).execute();
+    expect(findings).toEqual([]);
+    expect(await getState(stack.handle.db, scan.id)).toBe("cancelled");
   });
 
   it("fails a scan of a missing repository for good, with a reason", async () => {

@@ -18,6 +18,7 @@ export interface CloneFailureContext {
 
 const NOT_FOUND = [
   /repository '.*' not found/i,
+  /repository '.*' does not exist/i, // a local path (ALLOW_INSECURE_GIT_URLS)
   /does not appear to be a git repository/i,
   /could not read username/i, // a private repository: we never have credentials
   /authentication failed/i,
