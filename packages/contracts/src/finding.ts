@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bodyObject } from "./body";
 
 /** Canonical review values (DESIGN §6). Input is case-insensitive; '_', '-' and space are equivalent. */
 export const FINDING_STATUSES = ["TO REVIEW", "TRUE POSITIVE", "FALSE POSITIVE", "ACCEPTED RISK", "FIXED"] as const;
@@ -31,8 +32,7 @@ function textSchema(field: string) {
 }
 
 /** Body of PUT /scan/{scan_id}/finding/{finding_id}: any non-empty subset of the spec's fields. */
-export const FindingUpdateBody = z
-  .strictObject(
+export const FindingUpdateBody = bodyObject(
     {
       status: labelSchema("status", FINDING_STATUSES).optional(),
       reason: textSchema("reason").optional(),
@@ -41,8 +41,7 @@ export const FindingUpdateBody = z
       impact: textSchema("impact").optional(),
       likelihood: labelSchema("likelihood", LEVELS).optional(),
       confidence: labelSchema("confidence", LEVELS).optional(),
-    },
-    { error: (iss) => (iss.code === "unrecognized_keys" ? `Unknown field: ${iss.keys.join(", ")}.` : "Body must be a JSON object.") },
+    }
   )
   .refine((b) => Object.keys(b).length > 0, { message: "Body must contain at least one updatable field." });
 export type FindingUpdateBody = z.infer<typeof FindingUpdateBody>;

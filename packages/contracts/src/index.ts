@@ -2,3 +2,4 @@ export * from "./git-uri";
 export * from "./finding";
 export * from "./scan";
 export * from "./jobs";
+export * from "./body";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bodyObject } from "./body";
 
 export const SCAN_STATES = ["queued", "running", "completed", "failed", "cancelled"] as const;
 export type ScanState = (typeof SCAN_STATES)[number];
@@ -21,12 +22,11 @@ export const BranchName = z
   );
 
 /** Body of POST /scan (spec §4.5). The URL policy is applied by the route, which knows the config. */
-export const ScanCreateBody = z.strictObject(
+export const ScanCreateBody = bodyObject(
   {
     git_uri: z.string({ error: "git_uri is required and must be a string." }).max(2048, { message: "git_uri must be at most 2048 characters." }),
     branch: BranchName.optional(),
-  },
-  { error: (iss) => (iss.code === "unrecognized_keys" ? `Unknown field: ${iss.keys.join(", ")}.` : "Body must be a JSON object.") },
+  }
 );
 export type ScanCreateBody = z.infer<typeof ScanCreateBody>;
 

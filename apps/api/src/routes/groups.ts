@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SCAN_QUEUE } from "@ax/contracts";
+import { SCAN_QUEUE, bodyObject } from "@ax/contracts";
 import { createGroup, deleteGroup, getGroup, getProject, isId, listGroups, listProjects } from "@ax/db";
 import type { AppDeps } from "../http/context";
 import { badRequest, conflict, notFound } from "../http/errors";
@@ -11,7 +11,7 @@ import { scanPage } from "./scans";
 
 const OrgParams = z.object({ organization_id: Id });
 const GroupParams = OrgParams.extend({ group_id: Id });
-const GroupCreateBody = z.strictObject(
+const GroupCreateBody = bodyObject(
   {
     name: z
       .string({ error: "name is required and must be a string." })
@@ -20,8 +20,7 @@ const GroupCreateBody = z.strictObject(
       .max(100, { error: "name must be at most 100 characters." })
       // eslint-disable-next-line no-control-regex
       .refine((n) => !/[\u0000-\u001f\u007f]/.test(n), { error: "name must not contain control characters." }),
-  },
-  { error: (iss) => (iss.code === "unrecognized_keys" ? `Unknown field: ${iss.keys.join(", ")}.` : "Body must be a JSON object.") },
+  }
 );
 const isNameCursor = (v: unknown): v is { k: string } => typeof v === "object" && v !== null && typeof (v as { k?: unknown }).k === "string";
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bodyObject } from "@ax/contracts";
 import { createToken, isId, listTokens, revokeToken } from "@ax/db";
 import type { AppDeps } from "../http/context";
 import { notFound } from "../http/errors";
@@ -16,12 +17,11 @@ const ProfileView = z.object({
   token: TokenView,
 });
 
-const TokenCreateBody = z.strictObject(
+const TokenCreateBody = bodyObject(
   {
     name: z.string({ error: "name is required and must be a string." }).trim().min(1, { error: "name must not be empty." }).max(100, { error: "name must be at most 100 characters." }),
     expires_days: z.number({ error: "expires_days must be a number." }).int({ error: "expires_days must be a whole number." }).min(1, { error: "expires_days must be between 1 and 365." }).max(365, { error: "expires_days must be between 1 and 365." }).optional(),
-  },
-  { error: (iss) => (iss.code === "unrecognized_keys" ? `Unknown field: ${iss.keys.join(", ")}.` : "Body must be a JSON object.") },
+  }
 );
 
 export function profileRoutes(deps: AppDeps): AnyRoute[] {
