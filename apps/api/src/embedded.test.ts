@@ -11,8 +11,8 @@ const dataDir = tmpDir("ax-embedded-");
 const prefix = testQueuePrefix();
 let child: ChildProcess | undefined;
 
-function start(): Promise<{ child: ChildProcess; port: number; stdout: () => string }> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "apps/api/src/standalone.ts"], {
+function spawnStandalone(extraEnv: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", "apps/api/src/standalone.ts"], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
@@ -25,9 +25,14 @@ function start(): Promise<{ child: ChildProcess; port: number; stdout: () => str
       ALLOW_INSECURE_GIT_URLS: "true",
       LOG_FORMAT: "json",
       LOG_LEVEL: "info",
+      ...extraEnv,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+}
+
+function start(extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; stdout: () => string }> {
+  const proc = spawnStandalone(extraEnv);
   child = proc;
   let out = "";
   proc.stdout!.on("data", (d: Buffer) => (out += d.toString()));
@@ -83,3 +88,44 @@ it("starts on PGlite, bootstraps a token once, completes a scan, and keeps its d
   expect(fs.readFileSync(tokenFile, "utf8").trim()).toBe(token);
   expect(await stop(second.child)).toBe(0);
 }, 150_000);
+
+describe("Redis for npm start", () => {
+  const deadPort = async () => {
+    const net = await import("node:net");
+    return new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, "127.0.0.1", () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(p));
+      });
+    });
+  };
+
+  it("exits with a message that says how to get Redis when none answers and it may not start one", async () => {
+    const proc = spawnStandalone({ REDIS_URL: `redis://127.0.0.1:${await deadPort()}`, REDIS_AUTOSTART: "false", DATA_DIR: tmpDir("ax-noredis-") });
+    let err = "";
+    proc.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => proc.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(err).toMatch(/Redis is not reachable at 127\.0\.0\.1:\d+\. Start one \(Debian\/Ubuntu: apt-get install redis-server/);
+  }, 60_000);
+
+  it("starts redis-server itself when nothing answers at a local REDIS_URL, and stops it on exit", async () => {
+    const port = await deadPort();
+    const dir = tmpDir("ax-autoredis-");
+    const running = await start({ REDIS_URL: `redis://127.0.0.1:${port}`, DATA_DIR: dir });
+    expect(running.stdout()).toContain("started redis-server for this process");
+    const ready = await fetch(`http://127.0.0.1:${running.port}/api/v2/health/ready`);
+    expect(await ready.json()).toEqual({ status: "ready", checks: { database: "ok", redis: "ok" } });
+    expect(await stop(running.child)).toBe(0);
+    const net = await import("node:net");
+    await waitFor(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const s = net.connect(port, "127.0.0.1", () => (s.destroy(), resolve(false)));
+          s.on("error", () => resolve(true));
+        }),
+      { timeoutMs: 10_000, what: "the auto-started redis-server to stop" },
+    );
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 90_000);
+});
