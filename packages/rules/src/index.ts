@@ -208,3 +208,4 @@ export function ruleLanguageDir(file: string): string {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+export { CWE_NAMES, OWASP_2021, cweName } from "./taxonomy";
