@@ -1,8 +1,8 @@
 import type { Config } from "@ax/config";
 import type { JobData } from "@ax/contracts";
-import { failScan, getScanForJob, getState, markRunning, requeueScan, storeScanResults, updateProgress, type Db } from "@ax/db";
+import { PgAnalysisCache, failScan, getScanForJob, getState, markRunning, requeueScan, storeScanResults, updateProgress, type Db } from "@ax/db";
 import type { Logger } from "@ax/logger";
-import { cloneRepository, runAnalyzers, ScanInputError, ScanTimeoutError, withWorkspace } from "@ax/scanner";
+import { changedSince, cloneRepository, isIntroduced, listBlobs, runAnalyzers, ScanInputError, ScanTimeoutError, withWorkspace, type AnalysisCache } from "@ax/scanner";
 
 export interface ScanDeps {
   db: Db;
@@ -62,6 +62,12 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         maxRepoBytes: config.scan.maxRepoBytes,
         signal: abort.signal,
       });
+      // Diff-aware scans: what changed since the baseline decides which findings are new.
+      const changed = scan.baseline_commit
+        ? await changedSince(checkout, scan.baseline_commit, { allowInsecure: config.scan.allowInsecureGitUrls, signal: abort.signal })
+        : null;
+      const blobs = config.scan.analysisCache ? await listBlobs(checkout, { signal: abort.signal }) : undefined;
+      const cache: AnalysisCache | undefined = config.scan.analysisCache ? new PgAnalysisCache(db, scan.organization_id) : undefined;
       await updateProgress(db, scan.id, { phase: "analyzing", progress: 30, commit: cloned.commit, branch: cloned.branch });
       log.info("analyzing", { commit: cloned.commit });
       let lastPct = 30;
@@ -70,6 +76,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         timeoutMs: config.scan.analyzerTimeoutMs,
         maxOutputBytes: config.scan.analyzerMaxOutputBytes,
         signal: abort.signal,
+        ...(cache && blobs ? { cache, blobs } : {}),
         ...(config.scan.analyzerThreads > 0 ? { threads: config.scan.analyzerThreads } : {}),
         onProgress: (pct) => {
           const next = 30 + Math.round(pct * 0.55);
@@ -80,6 +87,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         },
       });
       abort.signal.throwIfAborted();
+      if (changed) for (const f of analysis.findings) f.introduced = isIntroduced(changed, f.file, f.start_line, f.end_line);
       return analysis;
     });
 
@@ -91,6 +99,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       findings: result.findings,
       analyzers: result.analyzers,
       languages: result.languages,
+      selection: { ...result.selection },
     });
     if (!stored.stored) {
       log.info("scan stopped before its results were stored; discarded");

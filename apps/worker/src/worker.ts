@@ -2,7 +2,7 @@ import os from "node:os";
 import { Worker, type Job } from "bullmq";
 import type { Config } from "@ax/config";
 import { JobCatalog, SCAN_QUEUE, type JobName } from "@ax/contracts";
-import { failScan, type Db } from "@ax/db";
+import { failScan, pruneAnalysisCache, type Db } from "@ax/db";
 import { child, type Logger } from "@ax/logger";
 import { JobQueue, workerConnection } from "@ax/queue";
 import { createHandlers } from "./handlers";
@@ -77,6 +77,13 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   await reconcileNow().catch((err: Error) => log.warn("initial reconcile failed", { error: err.message }));
   const timer = setInterval(() => void reconcileNow().catch(() => undefined), config.worker.reconcileIntervalMs);
   timer.unref();
+  const prune = () =>
+    pruneAnalysisCache(deps.db, config.scan.analysisCacheTtlDays)
+      .then((n) => n > 0 && log.info("pruned analysis cache", { entries: n }))
+      .catch(() => undefined);
+  void prune();
+  const pruneTimer = setInterval(() => void prune(), 3_600_000);
+  pruneTimer.unref();
   log.info("worker started", { id, concurrency: config.worker.concurrency });
 
   return {
@@ -85,6 +92,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     reconcileNow,
     async close(deadlineMs = config.shutdownTimeoutMs) {
       clearInterval(timer);
+      clearInterval(pruneTimer);
       // worker.close() waits for running jobs and has no timeout of its own; past the
       // deadline force-close, which leaves the jobs' locks to expire so another worker
       // picks them up.

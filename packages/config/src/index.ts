@@ -67,6 +67,15 @@ const EnvSchema = z.object({
   ANALYZER_MAX_OUTPUT_BYTES: Int(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   /** Threads per analyzer process (0: the analyzer decides). */
   ANALYZER_THREADS: Int(0, 256).default(0),
+  /** Reuse cacheable analyzers' per-file results for unchanged files (incremental rescans). */
+  ANALYSIS_CACHE: Bool.default(true),
+  /** Cache entries not used for this many days are removed. */
+  ANALYSIS_CACHE_TTL_DAYS: Int(1, 3650).default(30),
+  /**
+   * Extra SARIF-emitting analyzers, as a JSON array (see packages/scanner/src/analyzers/README.md),
+   * e.g. [{"name":"semgrep","command":["semgrep","--sarif","--config","p/ci","{files}"],"languages":"*"}].
+   */
+  SARIF_TOOLS: z.string().default("[]"),
   /** Tries of a scan job before it is marked failed (crashes and transient errors). */
   SCAN_ATTEMPTS: Int(1, 20).default(3),
   /** BullMQ lock; a worker that dies is noticed after about this long. */
@@ -102,6 +111,10 @@ export interface Config {
     analyzerTimeoutMs: number;
     analyzerMaxOutputBytes: number;
     analyzerThreads: number;
+    analysisCache: boolean;
+    analysisCacheTtlDays: number;
+    /** Raw JSON; the scanner validates it (parseSarifToolsConfig). */
+    sarifTools: string;
   };
   limits: { maxCodeBytes: number; maxPromptChars: number };
   tokens: { defaultExpiryDays: number };
@@ -138,6 +151,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       analyzerTimeoutMs: e.ANALYZER_TIMEOUT_MS,
       analyzerMaxOutputBytes: e.ANALYZER_MAX_OUTPUT_BYTES,
       analyzerThreads: e.ANALYZER_THREADS,
+      analysisCache: e.ANALYSIS_CACHE,
+      analysisCacheTtlDays: e.ANALYSIS_CACHE_TTL_DAYS,
+      sarifTools: e.SARIF_TOOLS,
     },
     limits: { maxCodeBytes: e.MAX_CODE_BYTES, maxPromptChars: e.MAX_PROMPT_CHARS },
     tokens: { defaultExpiryDays: e.TOKEN_DEFAULT_EXPIRY_DAYS },

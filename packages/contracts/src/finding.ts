@@ -71,4 +71,33 @@ export interface NormalizedFinding {
   remediation: string | null;
   fingerprint: string;
   raw: unknown;
+  /** A mechanical fix: replace bytes [start_byte, end_byte) of the file with `replacement`. */
+  fix?: FindingFix;
+  /** Every analyzer and rule that reported this place (after cross-analyzer deduplication). */
+  sources?: FindingSource[];
+  /** Set when an inline `ax-ignore` comment with a reason covers the finding. */
+  suppression?: FindingSuppression;
+  /** With a baseline commit: whether the finding's lines changed since it. */
+  introduced?: boolean;
+}
+
+export interface FindingFix {
+  replacement: string;
+  start_byte: number;
+  end_byte: number;
+  description?: string;
+  /** The fix as a unified diff against the scanned file (git apply / patch -p1). */
+  diff?: string;
+}
+
+export interface FindingSource {
+  analyzer: string;
+  rule_id: string;
+}
+
+export interface FindingSuppression {
+  kind: "inline";
+  reason: string;
+  /** 1-based line of the comment. */
+  line: number;
 }

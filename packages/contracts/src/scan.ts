@@ -26,7 +26,13 @@ export const ScanCreateBody = bodyObject(
   {
     git_uri: z.string({ error: "git_uri is required and must be a string." }).max(2048, { message: "git_uri must be at most 2048 characters." }),
     branch: BranchName.optional(),
-  }
+    // Optional (added with diff-aware scans): older clients never send it.
+    baseline_commit: z
+      .string({ error: "baseline_commit must be a string." })
+      .regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/i, { message: "baseline_commit must be a full commit id (40 or 64 hexadecimal characters)." })
+      .transform((v) => v.toLowerCase())
+      .optional(),
+  },
 );
 export type ScanCreateBody = z.infer<typeof ScanCreateBody>;
 
@@ -37,4 +43,7 @@ export interface AnalyzerRun {
   notice?: string;
   duration_ms: number;
   findings: number;
+  /** Files the analyzer was given, and how many of them came from the cache instead. */
+  files?: number;
+  cached_files?: number;
 }

@@ -13,6 +13,8 @@ export interface StoreResultsInput {
   findings: NormalizedFinding[];
   analyzers: AnalyzerRun[];
   languages: string[];
+  /** What the selection read, skipped and merged (shown on the scan). */
+  selection?: Record<string, unknown>;
 }
 
 export interface StoreResultsOutcome {
@@ -80,6 +82,10 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
         impact: f.impact,
         remediation: f.remediation,
         raw: JSON.stringify(f.raw ?? null),
+        sources: JSON.stringify(f.sources ?? [{ analyzer: f.analyzer, rule_id: f.rule_id }]),
+        suppression: f.suppression ? JSON.stringify(f.suppression) : null,
+        fix: f.fix ? JSON.stringify(f.fix) : null,
+        introduced: f.introduced ?? null,
       };
       const before = priorByFp.get(f.fingerprint);
       if (before && before.status !== "FIXED") {
@@ -100,7 +106,7 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
     for (const before of prior) {
       if (seen.has(before.fingerprint) || before.status === "FIXED" || !completed.has(before.analyzer)) continue;
       const id = newId();
-      const { id: _id, scan_id: _s, severity_rank: _r, created_at: _c, updated_at: _u, raw, ...rest } = before;
+      const { id: _id, scan_id: _s, severity_rank: _r, created_at: _c, updated_at: _u, raw, sources, suppression, fix: _fix, introduced: _i, ...rest } = before;
       rows.push({
         ...rest,
         id,
@@ -110,6 +116,10 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
         triaged_fields: [...new Set([...before.triaged_fields, "status"])],
         version: 2,
         raw: JSON.stringify(raw ?? null),
+        sources: JSON.stringify(sources),
+        suppression: suppression ? JSON.stringify(suppression) : null,
+        fix: null,
+        introduced: null,
       });
       history.push({ finding_id: id, changes: { status: { from: before.status, to: "FIXED" } }, from: before.id, version: 2 });
     }
@@ -146,6 +156,7 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
         counts: JSON.stringify(counts),
         analyzers: JSON.stringify(input.analyzers),
         languages: input.languages,
+        ...(input.selection ? { selection: JSON.stringify(input.selection) } : {}),
         finished_at: sql`now()`,
         updated_at: sql`now()`,
       })
@@ -171,12 +182,18 @@ function carryTriage(row: NewFinding, before: Finding) {
 }
 
 function countBySeverity(rows: NewFinding[]): Record<string, number> {
-  const counts: Record<string, number> = { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 0, total: 0, new: 0, fixed: 0 };
+  const counts: Record<string, number> = { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 0, total: 0, new: 0, fixed: 0, suppressed: 0, introduced: 0 };
   for (const r of rows) {
     if (r.status === "FIXED" && r.baseline_state === "absent") {
       counts.fixed = (counts.fixed ?? 0) + 1;
       continue;
     }
+    // Suppressed in the source: reported, but not counted as open issues.
+    if (r.suppression) {
+      counts.suppressed = (counts.suppressed ?? 0) + 1;
+      continue;
+    }
+    if (r.introduced) counts.introduced = (counts.introduced ?? 0) + 1;
     counts[r.severity] = (counts[r.severity] ?? 0) + 1;
     counts.total = (counts.total ?? 0) + 1;
     if (r.baseline_state === "new") counts.new = (counts.new ?? 0) + 1;
@@ -185,6 +202,8 @@ function countBySeverity(rows: NewFinding[]): Record<string, number> {
 }
 
 export interface FindingFilters {
+  suppressed?: boolean | undefined;
+  introduced?: boolean | undefined;
   severity?: string[] | undefined;
   status?: string[] | undefined;
   cwe?: string[] | undefined;
@@ -207,6 +226,8 @@ export function listFindings(
 ): Promise<Finding[]> {
   let query = db.selectFrom("findings").selectAll().where("organization_id", "=", q.organizationId).where("scan_id", "=", q.scanId);
   const f = q.filters;
+  if (f.suppressed !== undefined) query = query.where("suppression", f.suppressed ? "is not" : "is", null);
+  if (f.introduced !== undefined) query = query.where("introduced", "=", f.introduced);
   if (f.severity?.length) query = query.where("severity", "in", f.severity);
   if (f.status?.length) query = query.where("status", "in", f.status);
   if (f.cwe?.length) query = query.where("cwe_id", "in", f.cwe);

@@ -7,3 +7,4 @@ export * from "./orgs";
 export * from "./scans";
 export * from "./findings";
 export * from "./bootstrap";
+export * from "./analysis-cache";

@@ -40,6 +40,7 @@ export interface NewScan {
   branch: string | null;
   idempotencyKey: string | null;
   requestHash: string | null;
+  baselineCommit?: string | null;
 }
 
 /**
@@ -60,6 +61,7 @@ export async function createScan(db: Db, input: NewScan): Promise<{ scan: Scan; 
       branch: input.branch,
       idempotency_key: input.idempotencyKey,
       request_hash: input.requestHash,
+      baseline_commit: input.baselineCommit ?? null,
       analyzers: "[]",
       counts: "{}",
     })

@@ -5,6 +5,8 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type Json<T> = ColumnType<T, string, string>;
+/** A JSON column with a database default: optional on insert. */
+type JsonDefault<T> = ColumnType<T, string | undefined, string>;
 
 export interface OrganizationsTable {
   id: string;
@@ -79,6 +81,8 @@ export interface ScansTable {
   counts: Json<Record<string, number>>;
   idempotency_key: string | null;
   request_hash: string | null;
+  baseline_commit: string | null;
+  selection: JsonDefault<Record<string, unknown>>;
   created_at: CreatedAt;
   started_at: Timestamp | null;
   finished_at: Timestamp | null;
@@ -117,8 +121,22 @@ export interface FindingsTable {
   triaged_fields: Generated<string[]>;
   version: Generated<number>;
   raw: Json<unknown> | null;
+  sources: JsonDefault<{ analyzer: string; rule_id: string }[]>;
+  suppression: Json<{ kind: string; reason: string; line: number }> | null;
+  fix: Json<{ replacement: string; start_byte: number; end_byte: number; description?: string; diff?: string }> | null;
+  introduced: boolean | null;
   created_at: CreatedAt;
   updated_at: Generated<Date>;
+}
+
+export interface AnalysisCacheTable {
+  organization_id: string;
+  analyzer: string;
+  analyzer_version: string;
+  blob_sha: string;
+  findings: Json<unknown[]>;
+  created_at: CreatedAt;
+  last_used_at: Generated<Date>;
 }
 
 export interface FindingHistoryTable {
@@ -143,6 +161,7 @@ export interface Database {
   scans: ScansTable;
   findings: FindingsTable;
   finding_history: FindingHistoryTable;
+  analysis_cache: AnalysisCacheTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;

@@ -280,3 +280,11 @@ describe("end-to-end scan", () => {
     expect(scan("safe")).toEqual([]);
   });
 });
+
+describe("docs/rules.md", () => {
+  it("is generated from the rule files (npm run docs:rules)", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { renderRulesMarkdown } = await import("./docs");
+    expect(readFileSync(join(rulesRoot, "../../docs/rules.md"), "utf8")).toBe(renderRulesMarkdown());
+  });
+});

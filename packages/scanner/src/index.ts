@@ -2,7 +2,7 @@ export { cloneRepository, type CloneOptions, type CloneResult } from "./clone";
 export { withWorkspace, type WorkspaceOptions } from "./workspace";
 export { detectLanguages, languageOfShebang } from "./languages";
 export { fingerprintFindings, matchedCode, normalizeCode } from "./fingerprint";
-export { runAnalyzers, type RunAnalyzersOptions, type RunAnalyzersResult } from "./run";
+export { runAnalyzers, type RunAnalyzersOptions, type RunAnalyzersResult, type SelectionSummary } from "./run";
 export { astGrepAnalyzer, type AstGrepOptions } from "./analyzers/ast-grep";
 export { defaultAnalyzers } from "./analyzers/registry";
 export {
@@ -16,3 +16,9 @@ export {
 export { ScanAbortedError, ScanInputError, ScanTimeoutError, isAbortError } from "./errors";
 export { hardenedGitConfig, hardenedGitEnv } from "./git/hardening";
 export type { ResolveHost } from "./git/resolve-host";
+export { selectFiles, filesFor, VENDORED_DIRS, type Selection, type SourceFile } from "./selection";
+export { loadRepoConfig, REPO_CONFIG_FILES, type RepoConfig } from "./repo-config";
+export { postprocess, findSuppression } from "./postprocess";
+export { MemoryAnalysisCache, type AnalysisCache, type CachedFinding } from "./cache";
+export { replacementDiff } from "./unified-diff";
+export { listBlobs, changedSince, parseUnifiedZero, isIntroduced, type ChangedLines } from "./git/inspect";

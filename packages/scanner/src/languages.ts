@@ -35,6 +35,10 @@ export const SKIPPED_DIRS = new Set([".git", "node_modules", "vendor", "dist", "
 const MAX_ENTRIES = 200_000;
 const MAX_SHEBANG_READS = 2_000;
 
+export function languageOfExtension(ext: string): string | null {
+  return BY_EXTENSION[ext.toLowerCase()] ?? null;
+}
+
 export async function detectLanguages(root: string): Promise<Set<string>> {
   const found = new Set<string>();
   const pending = [root];

@@ -37,7 +37,8 @@ function scanRepo(url: string, analyzers: Analyzer[] = [astGrep]) {
 
 const sleeper = (name: string, seconds: number, pids: number[] = []): Analyzer => ({
   name,
-  appliesTo: () => true,
+  languages: "*",
+  cacheable: false,
   version: async () => "1.0",
   async run(ctx) {
     const child = execa("sleep", [String(seconds)], { cancelSignal: ctx.signal, reject: false, extendEnv: false, env: {} });
@@ -48,7 +49,7 @@ const sleeper = (name: string, seconds: number, pids: number[] = []): Analyzer =
 });
 
 const fixed = (name: string, findings: NormalizedFinding[]): Analyzer => ({
-  name, appliesTo: () => true, version: async () => "1.0", run: async () => findings,
+  name, languages: "*", cacheable: false, version: async () => "1.0", run: async () => findings,
 });
 
 it("scans a clone, fingerprints uniquely, and keeps fingerprints when unrelated lines move", async () => {
@@ -56,7 +57,7 @@ it("scans a clone, fingerprints uniquely, and keeps fingerprints when unrelated 
   const first = await scanRepo(repo.url);
   expect(first.languages).toEqual(["javascript", "python"]);
   expect(first.analyzers).toEqual([
-    { name: "ast-grep", version: "0.51.1", status: "completed", duration_ms: expect.any(Number), findings: 4 },
+    { name: "ast-grep", version: "0.51.1", status: "completed", duration_ms: expect.any(Number), findings: 4, files: 2, cached_files: 0 },
   ]);
   expect(first.findings.map((f) => [f.file, f.start_line])).toEqual([["src/app.js", 2], ["src/app.js", 5], ["src/app.js", 6], ["tools/run.py", 1]]);
   const prints = first.findings.map((f) => f.fingerprint);
@@ -79,7 +80,7 @@ it("records a missing tool as skipped, a broken one as failed, and still runs th
   const missing = astGrepAnalyzer({ binary: join(root, "not-installed"), configPath: join(root, "pack/sgconfig.yml") });
   const broken: Analyzer = { ...fixed("broken", []), run: async () => { throw new Error(`ENOENT ${root}/secret/path`); } };
   const explicit: Analyzer = { ...fixed("explicit", []), run: async () => { throw new AnalyzerFailedError("explicit failed: bad input file."); } };
-  const notPython: Analyzer = { ...fixed("bandit-like", []), appliesTo: (langs) => langs.has("python") };
+  const notPython: Analyzer = { ...fixed("bandit-like", []), languages: ["python"] };
   const result = await scanRepo(repo.url, [missing, broken, explicit, notPython, astGrep]);
   expect(result.analyzers.map((a) => [a.name, a.status, a.notice])).toEqual([
     ["ast-grep", "skipped", "ast-grep is not installed on this worker."],

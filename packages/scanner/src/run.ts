@@ -9,6 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AnalyzerRun, NormalizedFinding } from "@ax/contracts";
 import { defaultAnalyzers } from "./analyzers/registry";
+import { fromCached, toCached, type AnalysisCache, type CachedFinding } from "./cache";
+import { postprocess } from "./postprocess";
+import { filesFor, selectFiles, type Selection } from "./selection";
 import {
   AnalyzerFailedError,
   AnalyzerOutputLimitError,
@@ -18,9 +21,7 @@ import {
   type AnalyzerContext,
 } from "./analyzers/types";
 import { ScanAbortedError, throwIfAborted } from "./errors";
-import { fingerprintFindings } from "./fingerprint";
 import { formatDuration } from "./format";
-import { detectLanguages } from "./languages";
 
 export interface RunAnalyzersOptions {
   dir: string;
@@ -34,17 +35,33 @@ export interface RunAnalyzersOptions {
   onProgress?: (pct: number) => void;
   /** Defaults to the registry; tests and operators can pass their own list. */
   analyzers?: Analyzer[];
+  /** Per-file result cache for cacheable analyzers; needs `blobs`. */
+  cache?: AnalysisCache;
+  /** Git blob id of each repo-relative path (see listBlobs). */
+  blobs?: ReadonlyMap<string, string>;
+}
+
+export interface SelectionSummary {
+  files: number;
+  skipped: Selection["skipped"];
+  config_file: string | null;
+  /** A problem with the repository's .ax.yml (it was ignored), or null. */
+  config_notice: string | null;
+  excluded_by_rule: number;
+  suppressed: number;
+  merged: number;
 }
 
 export interface RunAnalyzersResult {
   findings: NormalizedFinding[];
   analyzers: AnalyzerRun[];
   languages: string[];
+  selection: SelectionSummary;
 }
 
 export async function runAnalyzers(opts: RunAnalyzersOptions): Promise<RunAnalyzersResult> {
   throwIfAborted(opts.signal);
-  const languages = await detectLanguages(opts.dir);
+  const selection = await selectFiles(opts.dir);
   const analyzers = opts.analyzers ?? defaultAnalyzers();
   const runs: AnalyzerRun[] = [];
   const collected: NormalizedFinding[] = [];
@@ -53,7 +70,8 @@ export async function runAnalyzers(opts: RunAnalyzersOptions): Promise<RunAnalyz
     for (const [index, analyzer] of analyzers.entries()) {
       throwIfAborted(opts.signal);
       const scratchDir = await mkdtemp(join(scratchRoot, "run-"));
-      const outcome = await runOne(analyzer, { ...opts, languages, scratchDir });
+      const files = filesFor(selection, analyzer.languages);
+      const outcome = await runOne(analyzer, { ...opts, languages: selection.languages, scratchDir, files });
       runs.push(outcome.run);
       collected.push(...outcome.findings);
       opts.onProgress?.(Math.round(((index + 1) / analyzers.length) * 100));
@@ -61,26 +79,55 @@ export async function runAnalyzers(opts: RunAnalyzersOptions): Promise<RunAnalyz
   } finally {
     await rm(scratchRoot, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   }
-  return { findings: finalize(collected), analyzers: runs, languages: [...languages].sort() };
+  const { findings, stats } = await postprocess(opts.dir, collected, selection.config, analyzers.map((a) => a.name));
+  return {
+    findings,
+    analyzers: runs,
+    languages: [...selection.languages].sort(),
+    selection: {
+      files: selection.files.length,
+      skipped: selection.skipped,
+      config_file: selection.config.file,
+      config_notice: selection.config.notice,
+      ...stats,
+    },
+  };
 }
 
-type RunInput = Omit<RunAnalyzersOptions, "analyzers" | "onProgress"> & { languages: ReadonlySet<string>; scratchDir: string };
+type RunInput = Omit<RunAnalyzersOptions, "analyzers" | "onProgress"> & { languages: ReadonlySet<string>; scratchDir: string; files: string[] };
 
 async function runOne(analyzer: Analyzer, input: RunInput): Promise<{ run: AnalyzerRun; findings: NormalizedFinding[] }> {
   const started = performance.now();
   let version: string | null = null;
+  let cachedFiles = 0;
   const done = (status: AnalyzerRun["status"], findings: NormalizedFinding[], notice?: string) => ({
-    run: { name: analyzer.name, version, status, ...(notice ? { notice } : {}), duration_ms: Math.round(performance.now() - started), findings: findings.length },
+    run: {
+      name: analyzer.name,
+      version,
+      status,
+      ...(notice ? { notice } : {}),
+      duration_ms: Math.round(performance.now() - started),
+      findings: findings.length,
+      files: input.files.length,
+      cached_files: cachedFiles,
+    },
     findings,
   });
 
-  if (!analyzer.appliesTo(input.languages)) return done("skipped", [], `No files in a language ${analyzer.name} analyzes.`);
+  if (input.files.length === 0) return done("skipped", [], `No files in a language ${analyzer.name} analyzes.`);
   const limit = new AnalyzerLimit(analyzer.name, input.timeoutMs, input.signal);
   try {
     version = await raceAbort(analyzer.version(), limit.signal);
     if (version === null) return done("skipped", [], `${analyzer.name} is not installed on this worker.`);
-    const ctx: AnalyzerContext = { ...input, signal: limit.signal };
-    return done("completed", await raceAbort(analyzer.run(ctx), limit.signal));
+    const cached = analyzer.cacheable && input.cache && input.blobs ? await lookupCache(analyzer.name, version, input.files, input.cache, input.blobs) : null;
+    const fromCache = cached?.findings ?? [];
+    cachedFiles = input.files.length - (cached?.toRun.length ?? input.files.length);
+    const toRun = cached?.toRun ?? input.files;
+    if (toRun.length === 0) return done("completed", fromCache);
+    const ctx: AnalyzerContext = { ...input, files: toRun, signal: limit.signal };
+    const fresh = await raceAbort(analyzer.run(ctx), limit.signal);
+    if (input.cache && input.blobs && analyzer.cacheable) await storeCache(analyzer.name, version, toRun, fresh, input.cache, input.blobs);
+    return done("completed", [...fromCache, ...fresh]);
   } catch (err) {
     if (input.signal?.aborted) throw new ScanAbortedError();
     if (err instanceof AnalyzerUnavailableError) return done("skipped", [], err.message);
@@ -92,6 +139,39 @@ async function runOne(analyzer: Analyzer, input: RunInput): Promise<{ run: Analy
   } finally {
     limit.dispose();
   }
+}
+
+async function lookupCache(name: string, version: string, files: string[], cache: AnalysisCache, blobs: ReadonlyMap<string, string>) {
+  const wanted = [...new Set(files.map((f) => blobs.get(f)).filter((b): b is string => b !== undefined))];
+  const hits = await cache.get(name, version, wanted);
+  const findings: NormalizedFinding[] = [];
+  const toRun: string[] = [];
+  for (const file of files) {
+    const blob = blobs.get(file);
+    const hit = blob ? hits.get(blob) : undefined;
+    if (hit) findings.push(...hit.map((f) => fromCached(f, file)));
+    else toRun.push(file);
+  }
+  return { findings, toRun };
+}
+
+/** Only a completed run is cached, and every analyzed file gets an entry, empty or not. */
+async function storeCache(name: string, version: string, files: string[], findings: NormalizedFinding[], cache: AnalysisCache, blobs: ReadonlyMap<string, string>) {
+  const entries = new Map<string, CachedFinding[]>();
+  for (const file of files) {
+    const blob = blobs.get(file);
+    if (blob && !entries.has(blob)) entries.set(blob, []);
+  }
+  const seenFile = new Map<string, string>();
+  for (const f of findings) {
+    const blob = blobs.get(f.file);
+    if (!blob) continue;
+    // Two paths with one blob: keep the findings of the first path only, once.
+    const owner = seenFile.get(blob) ?? f.file;
+    seenFile.set(blob, owner);
+    if (owner === f.file) entries.get(blob)?.push(toCached(f));
+  }
+  await cache.put(name, version, entries);
 }
 
 /** The analyzer's signal: fires with an AnalyzerTimeoutError at the limit, or on the caller's cancel. */
@@ -126,18 +206,3 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** One finding per rule and location, fingerprinted, one per fingerprint, in file/line order. */
-function finalize(findings: NormalizedFinding[]): NormalizedFinding[] {
-  const byLocation = new Map<string, NormalizedFinding>();
-  for (const f of findings) {
-    const key = [f.rule_id, f.file, f.start_line, f.start_column, f.end_line, f.end_column].join("\0");
-    if (!byLocation.has(key)) byLocation.set(key, f);
-  }
-  const byFingerprint = new Map<string, NormalizedFinding>();
-  for (const f of fingerprintFindings([...byLocation.values()])) {
-    if (!byFingerprint.has(f.fingerprint)) byFingerprint.set(f.fingerprint, f);
-  }
-  return [...byFingerprint.values()].sort(
-    (a, b) => a.file.localeCompare(b.file) || a.start_line - b.start_line || a.start_column - b.start_column || a.rule_id.localeCompare(b.rule_id),
-  );
-}

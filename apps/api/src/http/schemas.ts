@@ -21,6 +21,12 @@ export const CsvList = z
   .transform((v) => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(Boolean)))
   .refine((v) => v === undefined || v.length <= 50, { message: "at most 50 values" });
 
+/** "true" / "false" in a query string. */
+export const QueryBool = z
+  .enum(["true", "false"], { error: "must be true or false" })
+  .transform((v) => v === "true")
+  .optional();
+
 export const OrgQuery = z.object({ organization_id: Id.optional() });
 
 export const AnalyzerRunView = z.object({
@@ -30,6 +36,8 @@ export const AnalyzerRunView = z.object({
   notice: z.string().optional(),
   duration_ms: z.number(),
   findings: z.number(),
+  files: z.number().optional(),
+  cached_files: z.number().optional(),
 });
 
 export const ScanView = z.object({
@@ -43,11 +51,13 @@ export const ScanView = z.object({
   git_uri: z.string(),
   branch: z.string().nullable(),
   commit: z.string().nullable(),
+  baseline_commit: z.string().nullable(),
   error: z.string().nullable(),
   attempts: z.number().int(),
   languages: z.array(z.string()),
   analyzers: z.array(AnalyzerRunView),
   counts: z.record(z.string(), z.number()),
+  selection: z.record(z.string(), z.unknown()),
   created_at: z.string().nullable(),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
@@ -74,6 +84,10 @@ export const FindingView = z.object({
   fingerprint: z.string(),
   first_seen_scan_id: z.string().nullable(),
   baseline_state: z.enum(["new", "unchanged", "absent"]),
+  introduced: z.boolean().nullable(),
+  sources: z.array(z.object({ analyzer: z.string(), rule_id: z.string() })),
+  suppression: z.object({ kind: z.string(), reason: z.string(), line: z.number().int() }).nullable(),
+  has_fix: z.boolean(),
   status: z.enum(FINDING_STATUSES),
   reason: z.string().nullable(),
   remediation: z.string().nullable(),

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { FindingUpdateBody, canonicalLabel } from "@ax/contracts";
 import { findingHistory, getFinding, isId, listFindings, updateFinding, type FindingCursor } from "@ax/db";
 import type { AppDeps } from "../http/context";
-import { badRequest, notFound, preconditionFailed } from "../http/errors";
+import { AppError, badRequest, notFound, preconditionFailed } from "../http/errors";
 import { defineRoute, type AnyRoute } from "../http/route";
-import { Cursor, CsvList, ErrorBody, FindingView, HistoryView, Id, Limit, commonErrors, listOf } from "../http/schemas";
+import { Cursor, CsvList, ErrorBody, FindingView, HistoryView, Id, Limit, QueryBool, commonErrors, listOf } from "../http/schemas";
 import { decodeCursor, encodeCursor, presentFinding, presentHistory } from "../services/presenters";
 import { loadScan } from "./scans";
 
@@ -32,7 +32,8 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
       path: "/scan/:scan_id/findings",
       operationId: "listFindings",
       summary: "Findings of a scan, most severe first, with filters and cursor pagination",
-      description: "Filters take comma-separated values: `severity=high,critical`, `status=to review`, `cwe=CWE-89`, `rule=…`, `analyzer=…`, `baseline=new`; `file` is a path prefix.",
+      description:
+        "Filters take comma-separated values: `severity=high,critical`, `status=to review`, `cwe=CWE-89`, `rule=…`, `analyzer=…`, `baseline=new`; `file` is a path prefix; `suppressed=false` hides findings suppressed in the source; `introduced=true` keeps only findings on lines changed since the scan's `baseline_commit` (a pull-request check).",
       tags: ["Vulnerabilities"],
       params: z.object({ scan_id: Id }),
       query: z.object({
@@ -43,6 +44,8 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
         analyzer: CsvList,
         baseline: CsvList,
         file: z.string().max(1000).optional(),
+        suppressed: QueryBool,
+        introduced: QueryBool,
         cursor: Cursor,
         limit: Limit(500, 100),
       }),
@@ -55,6 +58,8 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
           organizationId: scan.organization_id,
           scanId: scan.id,
           filters: {
+            suppressed: query.suppressed,
+            introduced: query.introduced,
             severity: labels(query.severity),
             status: labels(query.status),
             cwe: query.cwe?.map((c) => c.toUpperCase()),
@@ -123,6 +128,31 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
         if (outcome.kind === "conflict") throw preconditionFailed(`The finding was changed meanwhile; its version is now ${outcome.version}.`);
         res.set("ETag", `"${outcome.finding.version}"`);
         return { message: "Finding updated", finding: presentFinding(outcome.finding) };
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/scan/:scan_id/finding/:finding_id/fix",
+      operationId: "getFindingFix",
+      summary: "The finding's mechanical fix as a unified diff",
+      description: "Apply it with `git apply` or `patch -p1` at the repository root. `Accept: text/x-diff` returns the bare diff.",
+      tags: ["Vulnerabilities"],
+      params: FindingParams,
+      responses: {
+        200: { description: "The fix.", schema: z.object({ finding_id: z.string(), file: z.string(), description: z.string(), diff: z.string() }) },
+        ...commonErrors,
+      },
+      handler: async ({ params, principal, req, res }) => {
+        const scan = await loadScan(deps, principal, params.scan_id);
+        const finding = isId(params.finding_id) ? await getFinding(deps.db, scan.organization_id, scan.id, params.finding_id) : undefined;
+        if (!finding) throw notFound("Finding");
+        const diff = finding.fix?.diff;
+        if (!diff) throw new AppError(404, "not_found", "This finding has no automatic fix.");
+        if (req.accepts(["application/json", "text/x-diff"]) === "text/x-diff") {
+          res.type("text/x-diff").send(diff);
+          return undefined;
+        }
+        return { finding_id: finding.id, file: finding.file, description: finding.fix?.description ?? finding.remediation ?? "Apply the suggested change.", diff };
       },
     }),
     defineRoute({

@@ -4,7 +4,7 @@ import { allFindings, cancelScan, getScan, isId, listScans, type Principal, type
 import type { AppDeps } from "../http/context";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { defineRoute, type AnyRoute } from "../http/route";
-import { Cursor, ErrorBody, Id, Limit, OrgQuery, ScanView, commonErrors, listOf } from "../http/schemas";
+import { Cursor, ErrorBody, Id, Limit, OrgQuery, QueryBool, ScanView, commonErrors, listOf } from "../http/schemas";
 import { orgIds, requireRole, resolveOrganization } from "../services/access";
 import { decodeCursor, encodeCursor, presentScan } from "../services/presenters";
 import { toSarif } from "../services/sarif";
@@ -127,12 +127,15 @@ export function scanRoutes(deps: AppDeps): AnyRoute[] {
       path: "/scan/:scan_id/sarif",
       operationId: "getScanSarif",
       summary: "The scan's findings as SARIF 2.1.0",
+      description: "`introduced=true` keeps only findings on lines changed since the scan's `baseline_commit`, for pull-request annotations.",
       tags: ["Scan"],
       params: ScanParams,
+      query: z.object({ introduced: QueryBool }),
       responses: { 200: { description: "A SARIF log.", contentType: "application/sarif+json" }, ...commonErrors },
-      handler: async ({ params, principal, res }) => {
+      handler: async ({ params, query, principal, res }) => {
         const scan = await loadScan(deps, principal, params.scan_id);
-        const findings = await allFindings(deps.db, scan.organization_id, scan.id);
+        const all = await allFindings(deps.db, scan.organization_id, scan.id);
+        const findings = query.introduced === undefined ? all : all.filter((f) => f.introduced === query.introduced);
         res.type("application/sarif+json").send(JSON.stringify(toSarif(scan, findings)));
         return undefined;
       },

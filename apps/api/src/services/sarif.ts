@@ -60,7 +60,11 @@ function precision(confidence: string): string {
 }
 
 function resultOf(f: Finding, ruleIndex: number) {
-  const suppressed = f.status === "FALSE POSITIVE" || f.status === "ACCEPTED RISK";
+  const triaged = f.status === "FALSE POSITIVE" || f.status === "ACCEPTED RISK";
+  const suppressions = [
+    ...(f.suppression ? [{ kind: "inSource", status: "accepted", justification: f.suppression.reason }] : []),
+    ...(triaged ? [{ kind: "external", status: "accepted", ...(f.reason ? { justification: f.reason } : {}) }] : []),
+  ];
   return {
     ruleId: f.rule_id,
     ruleIndex,
@@ -76,9 +80,8 @@ function resultOf(f: Finding, ruleIndex: number) {
     ],
     partialFingerprints: { "axFingerprint/v1": f.fingerprint },
     baselineState: f.baseline_state,
-    ...(suppressed
-      ? { suppressions: [{ kind: "external", status: "accepted", ...(f.reason ? { justification: f.reason } : {}) }] }
-      : {}),
+    ...(suppressions.length ? { suppressions } : {}),
+    ...(f.fix?.diff ? { fixes: [fixOf(f)] } : {}),
     properties: {
       finding_id: f.id,
       status: f.status,
@@ -86,6 +89,22 @@ function resultOf(f: Finding, ruleIndex: number) {
       confidence: f.confidence,
       ...(f.likelihood ? { likelihood: f.likelihood } : {}),
       ...(f.cwe_id ? { cwe: f.cwe_id } : {}),
+      ...(f.introduced !== null ? { introduced: f.introduced } : {}),
+      sources: f.sources,
     },
+  };
+}
+
+/** SARIF's fix: the replaced region in bytes, which is exactly what the analyzer gave us. */
+function fixOf(f: Finding) {
+  const fix = f.fix!;
+  return {
+    description: { text: fix.description ?? f.remediation ?? "Apply the suggested change." },
+    artifactChanges: [
+      {
+        artifactLocation: { uri: f.file, uriBaseId: "%SRCROOT%" },
+        replacements: [{ deletedRegion: { byteOffset: fix.start_byte, byteLength: fix.end_byte - fix.start_byte }, insertedContent: { text: fix.replacement } }],
+      },
+    ],
   };
 }

@@ -34,7 +34,7 @@ export async function startScan(deps: AppDeps, principal: Principal, input: Star
   const name = check.canonical.split("/").filter(Boolean).pop() ?? check.canonical;
   const project = await findOrCreateProject(deps.db, { organizationId, groupId: group.id, gitUrl: check.canonical, name });
   const requestHash = createHash("sha256")
-    .update(JSON.stringify([check.canonical, input.body.branch ?? null, group.id]))
+    .update(JSON.stringify([check.canonical, input.body.branch ?? null, group.id, input.body.baseline_commit ?? null]))
     .digest("hex");
 
   const { scan, created } = await createScan(deps.db, {
@@ -46,6 +46,7 @@ export async function startScan(deps: AppDeps, principal: Principal, input: Star
     branch: input.body.branch ?? null,
     idempotencyKey: input.idempotencyKey ?? null,
     requestHash: input.idempotencyKey ? requestHash : null,
+    baselineCommit: input.body.baseline_commit ?? null,
   });
   if (!created) {
     if (scan.request_hash !== requestHash) throw conflict("This Idempotency-Key was already used for a different scan request.");

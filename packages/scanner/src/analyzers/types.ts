@@ -20,12 +20,28 @@ export interface AnalyzerContext {
   /** A private writable directory for HOME/TMPDIR of the tool; removed after the run. */
   scratchDir: string;
   threads?: number;
+  /**
+   * Repo-relative POSIX paths of the files to analyze: already filtered by the selection
+   * (vendored, generated and minified files, the repository's own excludes) and by this
+   * analyzer's `languages`, and, for a cacheable analyzer, only files whose results are not
+   * cached. Never empty. May be long: pass it to the tool in chunks (command lines are limited).
+   */
+  files: readonly string[];
 }
 
 export interface Analyzer {
   readonly name: string;
-  appliesTo(languages: ReadonlySet<string>): boolean;
-  /** The tool's version, or null when it is not installed (the run is then skipped). */
+  /** Languages (as named by selection.ts) whose files it reads, or "*" for every text file. */
+  readonly languages: readonly string[] | "*";
+  /**
+   * True when a file's findings depend only on that file's content and the analyzer's
+   * version: results are then cached per git blob and reused by later scans.
+   */
+  readonly cacheable: boolean;
+  /**
+   * The tool's version, or null when it is not installed (the run is then skipped). Part of
+   * the cache key: include anything else that changes results (e.g. the rule pack version).
+   */
   version(): Promise<string | null>;
   /** Findings with `fingerprint` left empty; runAnalyzers fingerprints all analyzers together. */
   run(ctx: AnalyzerContext): Promise<NormalizedFinding[]>;

@@ -1,0 +1,164 @@
+/**
+ * What happens to analyzer findings before they are stored: the repository's excluded rules
+ * are dropped, inline suppressions are recorded (never silently dropped), the same issue
+ * reported by two analyzers at one place becomes one finding with both sources, fixes get
+ * their unified diff, and every finding gets its fingerprint.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { FindingSuppression, NormalizedFinding } from "@ax/contracts";
+import { fingerprintFindings } from "./fingerprint";
+import type { RepoConfig } from "./repo-config";
+import { replacementDiff } from "./unified-diff";
+
+const SEVERITY_RANK: Record<string, number> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3, INFO: 4 };
+const CONFIDENCE_RANK: Record<string, number> = { HIGH: 0, MEDIUM: 1, LOW: 2 };
+
+export interface PostprocessStats {
+  excluded_by_rule: number;
+  suppressed: number;
+  merged: number;
+}
+
+export async function postprocess(dir: string, findings: NormalizedFinding[], config: RepoConfig, analyzerOrder: string[]): Promise<{ findings: NormalizedFinding[]; stats: PostprocessStats }> {
+  const stats: PostprocessStats = { excluded_by_rule: 0, suppressed: 0, merged: 0 };
+  const byFile = [...findings].sort((a, b) => a.file.localeCompare(b.file) || a.start_line - b.start_line);
+  const kept = byFile.filter((f) => {
+    const excluded = config.excludeRules.has(f.rule_id) || (f.cwe_id !== null && config.excludeRules.has(f.cwe_id));
+    if (excluded) stats.excluded_by_rule++;
+    return !excluded;
+  });
+
+  const sources = new FileCache(dir);
+  for (const f of kept) {
+    const lines = await sources.lines(f.file);
+    const suppression = lines ? findSuppression(lines, f) : null;
+    if (suppression?.kind === "inline") {
+      f.suppression = suppression;
+      stats.suppressed++;
+    } else if (suppression?.ignored) {
+      f.raw = { ...(isRecord(f.raw) ? f.raw : {}), suppression_ignored: suppression.ignored };
+    }
+  }
+
+  const merged = mergeAcrossAnalyzers(dedupeSameRule(kept), analyzerOrder);
+  stats.merged = kept.length - merged.length;
+
+  for (const f of merged) {
+    if (!f.fix) continue;
+    const content = await sources.bytes(f.file);
+    const diff = content ? replacementDiff(f.file, content, f.fix.start_byte, f.fix.end_byte, f.fix.replacement) : null;
+    if (diff) f.fix = { ...f.fix, diff };
+    else delete f.fix;
+  }
+
+  const printed = new Map<string, NormalizedFinding>();
+  for (const f of fingerprintFindings(merged)) if (!printed.has(f.fingerprint)) printed.set(f.fingerprint, f);
+  const out = [...printed.values()].sort(
+    (a, b) => a.file.localeCompare(b.file) || a.start_line - b.start_line || a.start_column - b.start_column || a.rule_id.localeCompare(b.rule_id),
+  );
+  return { findings: out, stats };
+}
+
+/** One finding per rule and exact location (a tool may report the same match twice). */
+function dedupeSameRule(findings: NormalizedFinding[]): NormalizedFinding[] {
+  const seen = new Map<string, NormalizedFinding>();
+  for (const f of findings) {
+    const key = [f.rule_id, f.file, f.start_line, f.start_column, f.end_line, f.end_column].join("\0");
+    if (!seen.has(key)) seen.set(key, f);
+  }
+  return [...seen.values()];
+}
+
+/**
+ * Two analyzers reporting the same weakness (CWE) on the same line of the same file are one
+ * finding. The most severe, then most confident report leads (ties: the analyzer listed
+ * first); `sources` names every analyzer and rule that reported it.
+ */
+function mergeAcrossAnalyzers(findings: NormalizedFinding[], analyzerOrder: string[]): NormalizedFinding[] {
+  const order = (a: string) => {
+    const i = analyzerOrder.indexOf(a);
+    return i === -1 ? analyzerOrder.length : i;
+  };
+  const groups = new Map<string, NormalizedFinding[]>();
+  const singles: NormalizedFinding[] = [];
+  for (const f of findings) {
+    if (!f.cwe_id) {
+      singles.push({ ...f, sources: [{ analyzer: f.analyzer, rule_id: f.rule_id }] });
+      continue;
+    }
+    const key = [f.file, f.start_line, f.cwe_id].join("\0");
+    groups.set(key, [...(groups.get(key) ?? []), f]);
+  }
+  const out = [...singles];
+  for (const group of groups.values()) {
+    const sorted = [...group].sort(
+      (a, b) =>
+        (SEVERITY_RANK[a.severity] ?? 9) - (SEVERITY_RANK[b.severity] ?? 9) ||
+        (CONFIDENCE_RANK[a.confidence] ?? 9) - (CONFIDENCE_RANK[b.confidence] ?? 9) ||
+        order(a.analyzer) - order(b.analyzer),
+    );
+    const lead = sorted[0] as NormalizedFinding;
+    const sources = uniqueSources(sorted.map((f) => ({ analyzer: f.analyzer, rule_id: f.rule_id })));
+    const fix = lead.fix ?? sorted.find((f) => f.fix)?.fix;
+    const suppression = lead.suppression ?? sorted.find((f) => f.suppression)?.suppression;
+    out.push({ ...lead, sources, ...(fix ? { fix } : {}), ...(suppression ? { suppression } : {}) });
+  }
+  return out;
+}
+
+function uniqueSources(list: { analyzer: string; rule_id: string }[]) {
+  const seen = new Set<string>();
+  return list.filter((s) => {
+    const key = `${s.analyzer}\0${s.rule_id}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * `ax-ignore` in a comment on the finding's first line or the line above it suppresses it:
+ *   ax-ignore: reason                   any rule
+ *   ax-ignore[js-weak-hash]: reason     only these rule ids or CWE ids (comma-separated)
+ * A reason is required; a bare `ax-ignore` is reported back as ignored.
+ */
+const MARKER = /ax-ignore(?:\[([^\]]*)\])?(?:\s*[:\-—]+)?\s*(.*)$/;
+
+export function findSuppression(lines: string[], f: NormalizedFinding): (FindingSuppression & { ignored?: undefined }) | { kind?: undefined; ignored: string } | null {
+  for (const lineNo of [f.start_line, f.start_line - 1]) {
+    const text = lines[lineNo - 1];
+    if (text === undefined || !text.includes("ax-ignore")) continue;
+    const m = MARKER.exec(text);
+    if (!m) continue;
+    const scope = (m[1] ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    if (scope.length > 0 && !scope.some((s) => s === f.rule_id || s.toUpperCase() === f.cwe_id)) continue;
+    const reason = (m[2] ?? "").replace(/\s*(\*\/|-->|%>|\?>)\s*$/, "").trim().slice(0, 500);
+    if (!reason) return { ignored: "ax-ignore without a reason is not honoured; write `ax-ignore: <reason>`." };
+    return { kind: "inline", reason, line: lineNo };
+  }
+  return null;
+}
+
+/** The last few files read; findings are visited in file order, so this stays small. */
+class FileCache {
+  private readonly cache = new Map<string, Buffer | null>();
+  constructor(private readonly dir: string, private readonly size = 16) {}
+
+  async bytes(file: string): Promise<Buffer | null> {
+    if (!this.cache.has(file)) {
+      if (this.cache.size >= this.size) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(file, await readFile(join(this.dir, file)).catch(() => null));
+    }
+    return this.cache.get(file) ?? null;
+  }
+
+  async lines(file: string): Promise<string[] | null> {
+    const b = await this.bytes(file);
+    return b ? b.toString("utf8").split(/\r?\n/) : null;
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
