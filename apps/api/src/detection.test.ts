@@ -111,7 +111,7 @@ describe("fixes", () => {
 
     const sarif = JSON.parse((await request(h.app).get(`/api/v2/scan/${first.scan_id}/sarif`).set(key())).text);
     const result = sarif.runs.flatMap((r: { results: { ruleId: string }[] }) => r.results).find((r: { ruleId: string }) => r.ruleId === "js-weak-hash");
-    expect(result.fixes[0].artifactChanges[0].replacements[0].insertedContent.text).toBe('"sha256"');
+    expect(result.fixes[0].artifactChanges[0].replacements[0].insertedContent.text).toBe('crypto.createHash("sha256")');
 
     fs.writeFileSync(path.join(repo, "fix.patch"), fix.body.diff);
     git(repo, "apply", "fix.patch");

@@ -2,12 +2,14 @@ import type { Config } from "@ax/config";
 import type { JobData } from "@ax/contracts";
 import { PgAnalysisCache, failScan, getScanForJob, getState, markRunning, requeueScan, storeScanResults, updateProgress, type Db } from "@ax/db";
 import type { Logger } from "@ax/logger";
-import { changedSince, cloneRepository, isIntroduced, listBlobs, runAnalyzers, ScanInputError, ScanTimeoutError, withWorkspace, type AnalysisCache } from "@ax/scanner";
+import { changedSince, cloneRepository, isIntroduced, listBlobs, runAnalyzers, ScanInputError, ScanTimeoutError, withWorkspace, type AnalysisCache, type Analyzer } from "@ax/scanner";
 
 export interface ScanDeps {
   db: Db;
   config: Config;
   logger: Logger;
+  /** The analyzers to run (built once per worker from the config); default: the registry's. */
+  analyzers?: Analyzer[];
 }
 
 export interface AttemptInfo {
@@ -77,6 +79,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         maxOutputBytes: config.scan.analyzerMaxOutputBytes,
         signal: abort.signal,
         ...(cache && blobs ? { cache, blobs } : {}),
+        ...(deps.analyzers ? { analyzers: deps.analyzers } : {}),
         ...(config.scan.analyzerThreads > 0 ? { threads: config.scan.analyzerThreads } : {}),
         onProgress: (pct) => {
           const next = 30 + Math.round(pct * 0.55);

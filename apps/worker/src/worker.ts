@@ -5,6 +5,7 @@ import { JobCatalog, SCAN_QUEUE, type JobName } from "@ax/contracts";
 import { failScan, pruneAnalysisCache, type Db } from "@ax/db";
 import { child, type Logger } from "@ax/logger";
 import { JobQueue, workerConnection } from "@ax/queue";
+import { defaultAnalyzers } from "@ax/scanner";
 import { createHandlers } from "./handlers";
 import { reconcile } from "./reconciler";
 
@@ -30,7 +31,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const { config } = deps;
   const log = child(deps.logger, "worker");
   const id = `${os.hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
-  const handlers = createHandlers({ db: deps.db, config, logger: child(deps.logger, "scan") });
+  // Built once: an invalid SARIF_TOOLS stops the worker at start, not every scan.
+  const analyzers = defaultAnalyzers({ sarifTools: config.scan.sarifTools });
+  const handlers = createHandlers({ db: deps.db, config, logger: child(deps.logger, "scan"), analyzers });
 
   const connection = workerConnection(config.redis.url);
   const producer = workerConnection(config.redis.url);
