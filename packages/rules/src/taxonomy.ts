@@ -95,6 +95,7 @@ export const CWE_NAMES: Readonly<Record<string, string>> = {
   "CWE-611": "Improper Restriction of XML External Entity Reference",
   "CWE-614": "Sensitive Cookie in HTTPS Session Without 'Secure' Attribute",
   "CWE-617": "Reachable Assertion",
+  "CWE-625": "Permissive Regular Expression",
   "CWE-643": "Improper Neutralization of Data within XPath Expressions ('XPath Injection')",
   "CWE-665": "Improper Initialization",
   "CWE-676": "Use of Potentially Dangerous Function",
