@@ -23,7 +23,17 @@ interface F {
   status: string;
 }
 
-async function scan(body: object): Promise<Record<string, any>> {
+interface ScanBody {
+  scan_id: string;
+  state: string;
+  error: string | null;
+  baseline_commit: string | null;
+  analyzers: { name: string; status: string; files?: number; cached_files?: number }[];
+  counts: Record<string, number>;
+  selection: Record<string, unknown>;
+}
+
+async function scan(body: object): Promise<ScanBody> {
   const res = await request(h.app).post("/api/v2/scan").set(key()).send(body);
   expect(res.status).toBe(200);
   return waitFor(
@@ -58,7 +68,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 describe("a polyglot repository", () => {
-  let result: Record<string, any>;
+  let result: ScanBody;
   let all: F[];
   beforeAll(async () => {
     const repo = makeGitRepo({
@@ -75,7 +85,7 @@ describe("a polyglot repository", () => {
 
   it("completes with every analyzer run", () => {
     expect(result.state).toBe("completed");
-    const status = Object.fromEntries(result.analyzers.map((a: { name: string; status: string }) => [a.name, a.status]));
+    const status = Object.fromEntries(result.analyzers.map((a) => [a.name, a.status]));
     expect(status).toEqual({ "ast-grep": "completed", bandit: "completed", flawfinder: "completed", cppcheck: "completed", shellcheck: "completed", secrets: "completed", "demo-sarif": "completed" });
   });
 
@@ -186,7 +196,7 @@ describe("incremental rescans", () => {
     const first = await scan({ git_uri: repo });
     commitFiles(repo, { "m3.py": "import yaml\n\n\ndef f3(s):\n    return yaml.safe_load(s)\n" }, "fix one");
     const second = await scan({ git_uri: repo });
-    const astGrep = second.analyzers.find((a: { name: string }) => a.name === "ast-grep");
+    const astGrep = second.analyzers.find((a) => a.name === "ast-grep");
     expect(astGrep).toMatchObject({ status: "completed", files: 20, cached_files: 19 });
     const open = (await findings(second.scan_id)).filter((f) => f.status !== "FIXED" && f.rule_id.startsWith("py-yaml"));
     expect(open).toHaveLength(19);

@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FindingSuppression, NormalizedFinding } from "@ax/contracts";
+import { redactSecrets } from "./analyzers/secrets-patterns";
 import { fingerprintFindings } from "./fingerprint";
 import type { RepoConfig } from "./repo-config";
 import { replacementDiff } from "./unified-diff";
@@ -22,6 +23,11 @@ export interface PostprocessStats {
 
 export async function postprocess(dir: string, findings: NormalizedFinding[], config: RepoConfig, analyzerOrder: string[]): Promise<{ findings: NormalizedFinding[]; stats: PostprocessStats }> {
   const stats: PostprocessStats = { excluded_by_rule: 0, suppressed: 0, merged: 0 };
+  // Whatever an adapter forgot: no credential leaves the scanner in clear.
+  for (const f of findings) {
+    f.snippet = redactSecrets(f.snippet);
+    f.message = redactSecrets(f.message);
+  }
   const byFile = [...findings].sort((a, b) => a.file.localeCompare(b.file) || a.start_line - b.start_line);
   const kept = byFile.filter((f) => {
     const excluded = config.excludeRules.has(f.rule_id) || (f.cwe_id !== null && config.excludeRules.has(f.cwe_id));

@@ -1,8 +1,9 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { astGrepAnalyzer } from "./ast-grep";
-import { AnalyzerFailedError, AnalyzerOutputLimitError, type AnalyzerContext } from "./types";
+import { AnalyzerFailedError, AnalyzerOutputLimitError, AnalyzerUnavailableError, type AnalyzerContext } from "./types";
 import { astGrepBinaryPath, writeFixtureRulePack } from "../test-support/ast-grep-fixture";
+import { analyzerContext, writeCheckout } from "../test-support/analyzer-fixture";
 import { removeDir, tempDir } from "../test-support/git-fixtures";
 
 let root: string;
@@ -15,24 +16,18 @@ beforeAll(() => {
 });
 afterAll(() => removeDir(root));
 
-function checkout(name: string, files: Record<string, string>): string {
-  const dir = join(root, name);
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(join(dir, path, ".."), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
+const checkout = (name: string, files: Record<string, string>) => writeCheckout(root, name, files);
+const ctx = (dir: string, files: string[], over: Partial<AnalyzerContext> = {}) => analyzerContext(root, dir, files, over);
+const analyzer = () => astGrepAnalyzer({ binary, configPath });
 
-function ctx(dir: string, over: Partial<AnalyzerContext> = {}): AnalyzerContext {
-  return {
-    dir, languages: new Set(["javascript", "python"]), timeoutMs: 30_000, maxOutputBytes: 64 * 1024 * 1024,
-    signal: new AbortController().signal, scratchDir: mkdtempSync(join(root, "scratch-")), ...over,
-  };
-}
+it("declares its languages and is cacheable", () => {
+  const a = analyzer();
+  expect(a.languages).toEqual(["javascript", "typescript", "python", "java", "go", "php", "ruby", "csharp"]);
+  expect(a.cacheable).toBe(true);
+});
 
 it("reports the version of the real binary", async () => {
-  await expect(astGrepAnalyzer({ binary, configPath }).version()).resolves.toBe("0.51.1");
+  await expect(analyzer().version()).resolves.toBe("0.51.1");
 });
 
 it("normalises matches: repo-relative file, 1-based positions, snippet, rule metadata", async () => {
@@ -40,7 +35,7 @@ it("normalises matches: repo-relative file, 1-based positions, snippet, rule met
     "src/app.js": "const a = 1;\n\nfunction run(input) {\n  return eval(\n    input\n  );\n}\n",
     "tools/x.py": "import os\nexec(code)\n",
   });
-  const findings = await astGrepAnalyzer({ binary, configPath }).run(ctx(dir));
+  const findings = await analyzer().run(ctx(dir, ["src/app.js", "tools/x.py"]));
   const js = findings.find((f) => f.rule_id === "js-eval");
   expect(js).toMatchObject({
     analyzer: "ast-grep",
@@ -61,6 +56,7 @@ it("normalises matches: repo-relative file, 1-based positions, snippet, rule met
   expect(js?.cwe_name).toMatch(/Eval Injection/);
   expect(js?.raw).toMatchObject({ ruleId: "js-eval", text: "eval(\n    input\n  )", metaVariables: { X: "input" } });
   expect(js?.raw).not.toHaveProperty("lines");
+  expect(js).not.toHaveProperty("fix");
 
   // No metadata: severity from ast-grep's "warning", defaults elsewhere.
   expect(findings.find((f) => f.rule_id === "py-exec")).toMatchObject({
@@ -70,21 +66,63 @@ it("normalises matches: repo-relative file, 1-based positions, snippet, rule met
   expect(findings).toHaveLength(2);
 });
 
-it("skips vendored/minified code but not hidden or .gitignored files, and ignores the repository's own sgconfig", async () => {
+it("scans exactly ctx.files: listed vendored, hidden and .gitignored files yes, unlisted files no, the repository's sgconfig never", async () => {
   const dir = checkout("scope", {
-    "node_modules/lib/index.js": "eval(a)\n", "vendor/v.js": "eval(b)\n", "dist/d.js": "eval(c)\n", "web/build/b.js": "eval(d)\n",
-    "public/app.min.js": "eval(e)\n", ".github/scripts/s.js": "eval(f)\n", "ignored.js": "eval(g)\n", ".gitignore": "ignored.js\n",
+    "node_modules/lib/index.js": "eval(a)\n", ".github/scripts/s.js": "eval(f)\n", "ignored.js": "eval(g)\n", ".gitignore": "ignored.js\n",
+    "not-listed.js": "eval(h)\n", "-dash.js": "eval(i)\n",
     // A repository trying to bring its own rules (or turn ours off) with a config of its own.
     "sgconfig.yml": "ruleDirs:\n  - myrules\n", "myrules/r.yml": "id: repo-rule\nlanguage: javascript\nrule:\n  pattern: $A\n",
   });
-  const findings = await astGrepAnalyzer({ binary, configPath }).run(ctx(dir));
-  expect(findings.map((f) => f.file).sort()).toEqual([".github/scripts/s.js", "ignored.js"]);
+  const files = ["node_modules/lib/index.js", ".github/scripts/s.js", "ignored.js", "-dash.js"];
+  const findings = await analyzer().run(ctx(dir, files));
+  expect(findings.map((f) => f.file).sort()).toEqual([...files].sort());
   expect(findings.every((f) => f.rule_id === "js-eval")).toBe(true);
+});
+
+it("passes long file lists in several command lines and finds every file", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 1203; i++) files[`src/module-${String(i).padStart(4, "0")}.js`] = i % 100 === 0 ? "eval(x);\n" : "let y = 1;\n";
+  const dir = checkout("many-files", files);
+  const findings = await analyzer().run(ctx(dir, Object.keys(files)));
+  // More than DEFAULT_CHUNK_FILES (1000): at least two ast-grep processes.
+  expect(findings.map((f) => f.file).sort()).toEqual(Object.keys(files).filter((_, i) => i % 100 === 0));
+});
+
+it("maps a rule's fix to byte offsets that rewrite the file correctly, also after multi-byte text", async () => {
+  const source = "import yaml\n# é ünïcode 日本\nd = yaml.load(  data )\nx = \"日本\"; yaml.load(x)\n";
+  const dir = checkout("fix", { "app/conf.py": source });
+  const findings = (await analyzer().run(ctx(dir, ["app/conf.py"]))).filter((f) => f.rule_id === "py-yaml-load");
+  expect(findings).toHaveLength(2);
+  const bytes = Buffer.from(source, "utf8");
+  const [first, second] = findings;
+  expect(first?.fix).toEqual({ replacement: "yaml.safe_load(data)", start_byte: 38, end_byte: 56, description: "Use yaml.safe_load." });
+  expect(bytes.subarray(first?.fix?.start_byte, first?.fix?.end_byte).toString()).toBe("yaml.load(  data )");
+  expect(second?.fix?.replacement).toBe("yaml.safe_load(x)");
+  expect(bytes.subarray(second?.fix?.start_byte, second?.fix?.end_byte).toString()).toBe("yaml.load(x)");
+  expect(first?.raw).not.toHaveProperty("replacement");
+
+  // Applying both fixes (last first, so offsets stay valid) leaves nothing to report.
+  let fixed = bytes;
+  for (const f of [...findings].sort((a, b) => (b.fix?.start_byte ?? 0) - (a.fix?.start_byte ?? 0))) {
+    const fix = f.fix as NonNullable<typeof f.fix>;
+    fixed = Buffer.concat([fixed.subarray(0, fix.start_byte), Buffer.from(fix.replacement), fixed.subarray(fix.end_byte)]);
+  }
+  expect(fixed.toString()).toBe("import yaml\n# é ünïcode 日本\nd = yaml.safe_load(data)\nx = \"日本\"; yaml.safe_load(x)\n");
+  writeFileSync(join(dir, "app/conf.py"), fixed);
+  expect((await analyzer().run(ctx(dir, ["app/conf.py"]))).filter((f) => f.rule_id === "py-yaml-load")).toEqual([]);
+});
+
+it("redacts credentials that a match quotes", async () => {
+  const token = `ghp_${"aB3dE5fG7h".repeat(3)}Zx9Qw8`;
+  const dir = checkout("quoted-secret", { "a.js": `eval("${token}");\n` });
+  const [finding] = await analyzer().run(ctx(dir, ["a.js"]));
+  expect(JSON.stringify(finding)).not.toContain(token);
+  expect(finding?.snippet).toContain("ghp_…[redacted, 40 chars]");
 });
 
 it("stops at the output cap and keeps what was parsed", async () => {
   const dir = checkout("noisy", { "many.js": "eval(x);\n".repeat(2000) });
-  const err = await astGrepAnalyzer({ binary, configPath }).run(ctx(dir, { maxOutputBytes: 4096 })).catch((e: unknown) => e);
+  const err = await analyzer().run(ctx(dir, ["many.js"], { maxOutputBytes: 4096 })).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(AnalyzerOutputLimitError);
   const partial = (err as AnalyzerOutputLimitError).partial;
   expect(partial.length).toBeGreaterThan(0);
@@ -98,15 +136,19 @@ it("reports a broken rule pack as a failure without the worker's paths", async (
   writeFileSync(join(pack, "sgconfig.yml"), "ruleDirs:\n  - rules\n");
   writeFileSync(join(pack, "rules", "bad.yml"), "id: bad\nlanguage: nolang\nrule:\n  pattern: x\n");
   const err = await astGrepAnalyzer({ binary, configPath: join(pack, "sgconfig.yml") })
-    .run(ctx(checkout("for-broken", { "a.js": "eval(1)\n" })))
+    .run(ctx(checkout("for-broken", { "a.js": "eval(1)\n" }), ["a.js"]))
     .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(AnalyzerFailedError);
   expect((err as AnalyzerFailedError).notice).toMatch(/^ast-grep failed \(exit code \d+\)/);
   expect((err as AnalyzerFailedError).notice).not.toContain(root);
 });
 
-it("has no version when the binary is missing", async () => {
-  await expect(astGrepAnalyzer({ binary: join(root, "no-such-ast-grep"), configPath }).version()).resolves.toBeNull();
+it("is unavailable, not failed, when the binary is missing", async () => {
+  const missing = astGrepAnalyzer({ binary: join(root, "no-such-ast-grep"), configPath });
+  await expect(missing.version()).resolves.toBeNull();
+  const err = await missing.run(ctx(checkout("no-binary", { "a.js": "eval(1)\n" }), ["a.js"])).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(AnalyzerUnavailableError);
+  expect((err as Error).message).toBe("ast-grep is not installed on this worker.");
 });
 
 it("runs the tool with a minimal environment: no database URL or keys", async () => {
@@ -117,7 +159,7 @@ it("runs the tool with a minimal environment: no database URL or keys", async ()
   process.env.DATABASE_URL = "postgres://user:secret@db/ax";
   process.env.AI_API_KEY = "sk-test-secret";
   try {
-    await expect(astGrepAnalyzer({ binary: fake, configPath }).run(ctx(checkout("env", { "a.js": "" })))).resolves.toEqual([]);
+    await expect(astGrepAnalyzer({ binary: fake, configPath }).run(ctx(checkout("env", { "a.js": "" }), ["a.js"]))).resolves.toEqual([]);
   } finally {
     delete process.env.DATABASE_URL;
     delete process.env.AI_API_KEY;

@@ -1,23 +1,16 @@
 /**
- * The ast-grep adapter: runs the project's rule pack over the checkout. The config path is
- * always given with --config, so an sgconfig.yml inside the repository is never read, and
- * custom-language native libraries are never loaded (--custom-languages ignore).
+ * The ast-grep adapter: runs the project's rule pack over exactly the files the selection
+ * chose (ctx.files, in chunks). The config path is always given with --config, so an
+ * sgconfig.yml inside the repository is never read, and custom-language native libraries are
+ * never loaded (--custom-languages ignore). Files named on the command line are scanned even
+ * if a .gitignore lists them or they are hidden: the selection, not ast-grep, decides.
  */
-import { execa } from "execa";
 import type { NormalizedFinding } from "@ax/contracts";
-import { ScanAbortedError } from "../errors";
-import { formatBytes, formatDuration } from "../format";
 import { ANALYZER_NAME, parseAstGrepLine } from "./ast-grep-parse";
-import { analyzerEnv, stderrSummary, toolPath } from "../process-env";
+import { finishRun, memoVersion, runToolOnFiles, toolVersion } from "./exec";
 import { loadRulePack } from "./rule-pack";
-import {
-  AnalyzerFailedError,
-  AnalyzerOutputLimitError,
-  AnalyzerTimeoutError,
-  AnalyzerUnavailableError,
-  type Analyzer,
-  type AnalyzerContext,
-} from "./types";
+import { loadTaxonomy, type Taxonomy } from "./taxonomy";
+import { AnalyzerUnavailableError, type Analyzer, type AnalyzerContext } from "./types";
 
 export interface AstGrepOptions {
   /** Path of the ast-grep binary; defaults to @ax/rules' astGrepBinary(). */
@@ -26,9 +19,8 @@ export interface AstGrepOptions {
   configPath?: string;
 }
 
-/** Third-party, generated and minified code: findings there are noise and slow the scan. */
-const EXCLUDE_GLOBS = [".git", "node_modules", "vendor", "dist", "build", "*.min.js"];
-const MAX_STDERR = 1024 * 1024;
+/** The languages the rule pack has rules for, as named by the selection. */
+export const AST_GREP_LANGUAGES = ["javascript", "typescript", "python", "java", "go", "php", "ruby", "csharp"] as const;
 
 export function astGrepAnalyzer(opts: AstGrepOptions = {}): Analyzer {
   const setup = async (): Promise<{ binary: string; configPath: string; rules: string | null }> => {
@@ -43,80 +35,55 @@ export function astGrepAnalyzer(opts: AstGrepOptions = {}): Analyzer {
 
   return {
     name: ANALYZER_NAME,
-    // The rule pack spans many languages, some of which detectLanguages doesn't name.
-    appliesTo: () => true,
-    async version() {
+    languages: AST_GREP_LANGUAGES,
+    // A file's matches depend on its content, the binary and the rules; the version names both.
+    cacheable: true,
+    version: memoVersion(async () => {
       // Throws AnalyzerUnavailableError when the rule pack is missing: a more precise notice.
       const { binary, rules } = await setup();
-      const result = await execa(binary, ["--version"], { reject: false, timeout: 10_000, extendEnv: false, env: { PATH: toolPath() } });
-      const version = /ast-grep\s+(\S+)/.exec(String(result.stdout))?.[1];
-      if (result.failed || !version) return null;
+      const version = await toolVersion(binary, ["--version"], /ast-grep\s+(\S+)/);
+      if (!version) return null;
+      // The rule pack version is part of the cache key: new rules must re-scan cached files.
       return rules ? `${version} (rules ${rules})` : version;
-    },
+    }),
     async run(ctx) {
       const { binary, configPath } = await setup();
-      return scan(binary, configPath, ctx);
+      return scan(binary, configPath, ctx, await loadTaxonomy());
     },
   };
 }
 
-async function scan(binary: string, configPath: string, ctx: AnalyzerContext): Promise<NormalizedFinding[]> {
-  const args = ["scan", "--config", configPath, "--json=stream", "--include-metadata", "--color", "never"];
-  args.push("--custom-languages", "ignore", "--threads", String(ctx.threads ?? 0));
-  // Every file in a fresh clone is tracked, so .gitignore/.ignore must not hide any of them
-  // (a repository could otherwise hide code from the scan); hidden files like .github/ count.
-  for (const kind of ["hidden", "dot", "exclude", "global", "parent", "vcs"]) args.push("--no-ignore", kind);
-  for (const glob of EXCLUDE_GLOBS) args.push("--globs", `!${glob}`);
-  args.push(".");
-
-  const result = await execa(binary, args, {
-    cwd: ctx.dir,
-    extendEnv: false,
-    env: analyzerEnv(ctx.scratchDir),
-    stdin: "ignore",
-    timeout: ctx.timeoutMs,
-    cancelSignal: ctx.signal,
-    forceKillAfterDelay: 2_000,
-    // Bytes, not characters: the cap is a memory bound.
-    encoding: "buffer",
-    maxBuffer: { stdout: ctx.maxOutputBytes, stderr: MAX_STDERR },
-    cleanup: true,
-    reject: false,
-  });
-  const stdout = Buffer.from(result.stdout ?? new Uint8Array()).toString("utf8");
-  const stderr = Buffer.from(result.stderr ?? new Uint8Array()).toString("utf8");
-
-  if (result.timedOut) throw new AnalyzerTimeoutError(`ast-grep did not finish within ${formatDuration(ctx.timeoutMs)}.`);
-  if (result.isCanceled) {
-    // Our signal fires for the caller's cancel and for the per-analyzer time limit alike.
-    if (ctx.signal.reason instanceof AnalyzerTimeoutError) throw ctx.signal.reason;
-    throw new ScanAbortedError();
-  }
-  if (result.isMaxBuffer) {
-    const partial = parseOutput(stdout);
-    throw new AnalyzerOutputLimitError(
-      `ast-grep produced more than ${formatBytes(ctx.maxOutputBytes)} of output; ${partial.length} findings were kept and the rest dropped.`,
-      partial,
-    );
-  }
-  if (result.code === "ENOENT" || result.code === "EACCES") throw new AnalyzerUnavailableError("ast-grep is not installed on this worker.");
-  // Exit 1 with "Scan succeeded" means rules with severity "error" matched: a normal result.
-  const succeeded = result.exitCode === 0 || (result.exitCode === 1 && /scan succeeded/i.test(stderr));
-  if (!succeeded) {
-    const summary = stderrSummary(stderr);
-    throw new AnalyzerFailedError(
-      `ast-grep failed (${result.exitCode === undefined ? result.signal ?? "no exit code" : `exit code ${result.exitCode}`})${summary ? `: ${summary}` : "."}`,
-      stderr.slice(0, 4000),
-    );
-  }
-  return parseOutput(stdout);
+async function scan(binary: string, configPath: string, ctx: AnalyzerContext, taxonomy: Taxonomy): Promise<NormalizedFinding[]> {
+  const base = ["scan", "--config", configPath, "--json=stream", "--include-metadata", "--color", "never"];
+  base.push("--custom-languages", "ignore", "--threads", String(ctx.threads ?? 0));
+  // Belt and braces: named files are scanned whatever ignore files say, but a directory
+  // argument never is here, and these keep it that way if one ever is.
+  for (const kind of ["hidden", "dot", "exclude", "global", "parent", "vcs"]) base.push("--no-ignore", kind);
+  const { items, truncated } = await runToolOnFiles(
+    ctx,
+    {
+      tool: "ast-grep",
+      binary,
+      // Exit 1 with "Scan succeeded" means rules with severity "error" matched: a normal result.
+      succeeded: (code, stderr) => code === 0 || (code === 1 && /scan succeeded/i.test(stderr)),
+    },
+    {
+      files: ctx.files,
+      // `--` ends the options: a file named "-r.js" is a file.
+      args: (chunk) => [...base, "--", ...chunk],
+      parse: ({ output }) => parseOutput(output, taxonomy),
+      // ast-grep is multi-threaded: one process at a time.
+      concurrency: 1,
+    },
+  );
+  return finishRun(ctx, "ast-grep", items, truncated);
 }
 
-function parseOutput(stdout: string): NormalizedFinding[] {
+function parseOutput(stdout: string, taxonomy: Taxonomy): NormalizedFinding[] {
   const findings: NormalizedFinding[] = [];
   for (const line of stdout.split("\n")) {
     if (!line.trim()) continue;
-    const finding = parseAstGrepLine(line);
+    const finding = parseAstGrepLine(line, taxonomy);
     if (finding) findings.push(finding);
   }
   return findings;

@@ -1,5 +1,5 @@
 /**
- * A tiny rule pack for adapter tests: an sgconfig.yml and two rules written to a temp dir.
+ * A tiny rule pack for adapter tests: an sgconfig.yml and three rules written to a temp dir.
  * It stands in for @ax/rules (developed separately) and uses the real ast-grep binary.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -42,11 +42,25 @@ rule:
   pattern: exec($X)
 `;
 
+// A mechanical fix: ast-grep emits `replacement` and `replacementOffsets` for it.
+const YAML_RULE = `id: py-yaml-load
+language: python
+severity: warning
+message: yaml.load can build arbitrary objects
+rule:
+  pattern: yaml.load($X)
+fix: yaml.safe_load($X)
+metadata:
+  cwe: CWE-502
+  fix_description: Use yaml.safe_load.
+`;
+
 /** Writes the fixture pack under `dir`; returns the sgconfig.yml path. */
 export function writeFixtureRulePack(dir: string): string {
   mkdirSync(join(dir, "rules"), { recursive: true });
   writeFileSync(join(dir, "sgconfig.yml"), "ruleDirs:\n  - rules\n");
   writeFileSync(join(dir, "rules", "js-eval.yml"), EVAL_RULE);
   writeFileSync(join(dir, "rules", "py-exec.yml"), EXEC_RULE);
+  writeFileSync(join(dir, "rules", "py-yaml-load.yml"), YAML_RULE);
   return join(dir, "sgconfig.yml");
 }
