@@ -34,6 +34,7 @@ const seedFinding: NormalizedFinding = {
   remediation: "Use parameters",
   fingerprint: "f".repeat(64),
   raw: {},
+  fix: { replacement: "db.query('x', [id])", start_byte: 0, end_byte: 18, diff: "--- a/src/db.js\n+++ b/src/db.js\n@@ -1 +1 @@\n-db.query('x' + id)\n+db.query('x', [id])\n" },
 };
 
 beforeAll(async () => {
