@@ -55,6 +55,29 @@ function acceptedNote(rows: CweResult[]): string[] {
   return lines;
 }
 
+/**
+ * The part of a Juliet section after the main table, shared by Java and C/C++: which rules
+ * flagged what, findings of other CWEs, the CWE relations used, and the uncovered folders.
+ */
+function julietDetails(inScope: CweResult[], out: CweResult[], breakdownQualifier: string, notCoveredIntro: string | null): string[] {
+  return [
+    `Which analyzer rules flagged which functions${breakdownQualifier}:`,
+    "",
+    ...ruleBreakdown(inScope),
+    "",
+    ...otherCwesTable(inScope),
+    "CWE relations used for the in-scope rows:",
+    "",
+    ...acceptedNote(inScope),
+    "",
+    `### Not covered (${out.length} CWE folders)`,
+    "",
+    ...(notCoveredIntro ? [notCoveredIntro, ""] : []),
+    ...JULIET_HEADER,
+    ...out.map(julietRow),
+  ];
+}
+
 /** "CWE-120 (40 bad / 35 good)" for the most frequent other CWEs of a row. */
 function otherCwesCell(r: CweResult, top = 3): string {
   const list = Object.entries(r.otherCwes).sort((a, b) => b[1].bad + b[1].good - (a[1].bad + a[1].good) || a[0].localeCompare(b[0]));
@@ -117,21 +140,12 @@ function javaSection(j: JulietSuiteResult): string[] {
     "|---|---|",
     ...inScope.map((r) => `| CWE-${r.cwe} | ${(j.rulesFor?.[`CWE-${r.cwe}`] ?? []).join(", ")} |`),
     "",
-    "Which analyzer rules flagged which functions (a function flagged by two rules counts once in the table above):",
-    "",
-    ...ruleBreakdown(inScope),
-    "",
-    ...otherCwesTable(inScope),
-    "CWE relations used for the in-scope rows:",
-    "",
-    ...acceptedNote(inScope),
-    "",
-    `### Not covered (${out.length} CWE folders)`,
-    "",
-    "No Java rule reports these CWEs or a direct parent of them, so they are not detection targets and stay out of the averages; their functions are listed so the gap is visible. TP/FP here come only from findings whose CWE counts for the folder (e.g. a rule for a child CWE).",
-    "",
-    ...JULIET_HEADER,
-    ...out.map(julietRow),
+    ...julietDetails(
+      inScope,
+      out,
+      " (a function flagged by two rules counts once in the table above)",
+      "No Java rule reports these CWEs or a direct parent of them, so they are not detection targets and stay out of the averages; their functions are listed so the gap is visible. TP/FP here come only from findings whose CWE counts for the folder (e.g. a rule for a child CWE).",
+    ),
     "",
   ];
   const offTarget = j.rows.reduce((s, r) => s + r.otherCweFindings, 0);
@@ -192,19 +206,7 @@ function cSection(j: JulietSuiteResult): string[] {
     ...inScope.map(julietRow),
     ...averageRows("In scope", j.inScope),
     "",
-    "Which analyzer rules flagged which functions:",
-    "",
-    ...ruleBreakdown(inScope),
-    "",
-    ...otherCwesTable(inScope),
-    "CWE relations used for the in-scope rows:",
-    "",
-    ...acceptedNote(inScope),
-    "",
-    `### Not covered (${out.length} CWE folders)`,
-    "",
-    ...JULIET_HEADER,
-    ...out.map(julietRow),
+    ...julietDetails(inScope, out, "", null),
     "",
   ];
 }
