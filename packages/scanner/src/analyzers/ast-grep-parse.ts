@@ -22,7 +22,8 @@ interface Position {
 /** ast-grep's rule severities (hint/info/warning/error) when the rule has no metadata.severity. */
 const FALLBACK_SEVERITY: Record<string, Severity> = { error: "HIGH", warning: "MEDIUM", info: "LOW", hint: "INFO" };
 
-export function parseAstGrepLine(line: string, taxonomy?: Taxonomy): NormalizedFinding | null {
+/** `toRepo` maps the path ast-grep printed to the repository path (sanitized copies, utf8-inputs.ts). */
+export function parseAstGrepLine(line: string, taxonomy?: Taxonomy, toRepo: (printed: string) => string | null = repoPath): NormalizedFinding | null {
   let match: unknown;
   try {
     match = JSON.parse(line);
@@ -32,7 +33,7 @@ export function parseAstGrepLine(line: string, taxonomy?: Taxonomy): NormalizedF
   if (!isRecord(match) || !isRecord(match.range)) return null;
   const start = position(match.range.start);
   const end = position(match.range.end);
-  const file = repoPath(match.file);
+  const file = typeof match.file === "string" ? toRepo(match.file) : null;
   const ruleId = text(match.ruleId);
   if (!start || !end || !file || !ruleId) return null;
 

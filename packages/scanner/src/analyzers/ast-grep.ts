@@ -11,6 +11,7 @@ import { finishRun, memoVersion, runToolOnFiles, toolVersion } from "./exec";
 import { loadRulePack } from "./rule-pack";
 import { loadTaxonomy, type Taxonomy } from "./taxonomy";
 import { AnalyzerUnavailableError, type Analyzer, type AnalyzerContext } from "./types";
+import { utf8Inputs } from "./utf8-inputs";
 
 export interface AstGrepOptions {
   /** Path of the ast-grep binary; defaults to @ax/rules' astGrepBinary(). */
@@ -59,6 +60,8 @@ async function scan(binary: string, configPath: string, ctx: AnalyzerContext, ta
   // Belt and braces: named files are scanned whatever ignore files say, but a directory
   // argument never is here, and these keep it that way if one ever is.
   for (const kind of ["hidden", "dot", "exclude", "global", "parent", "vcs"]) base.push("--no-ignore", kind);
+  // ast-grep silently skips a file that is not UTF-8: give it a sanitized copy instead.
+  const { args: files, toRepo } = await utf8Inputs(ctx);
   const { items, truncated } = await runToolOnFiles(
     ctx,
     {
@@ -68,10 +71,10 @@ async function scan(binary: string, configPath: string, ctx: AnalyzerContext, ta
       succeeded: (code, stderr) => code === 0 || (code === 1 && /scan succeeded/i.test(stderr)),
     },
     {
-      files: ctx.files,
+      files,
       // `--` ends the options: a file named "-r.js" is a file.
       args: (chunk) => [...base, "--", ...chunk],
-      parse: ({ output }) => parseOutput(output, taxonomy),
+      parse: ({ output }) => parseOutput(output, taxonomy, toRepo),
       // ast-grep is multi-threaded: one process at a time.
       concurrency: 1,
     },
@@ -79,11 +82,11 @@ async function scan(binary: string, configPath: string, ctx: AnalyzerContext, ta
   return finishRun(ctx, "ast-grep", items, truncated);
 }
 
-function parseOutput(stdout: string, taxonomy: Taxonomy): NormalizedFinding[] {
+function parseOutput(stdout: string, taxonomy: Taxonomy, toRepo: (printed: string) => string | null): NormalizedFinding[] {
   const findings: NormalizedFinding[] = [];
   for (const line of stdout.split("\n")) {
     if (!line.trim()) continue;
-    const finding = parseAstGrepLine(line, taxonomy);
+    const finding = parseAstGrepLine(line, taxonomy, toRepo);
     if (finding) findings.push(finding);
   }
   return findings;

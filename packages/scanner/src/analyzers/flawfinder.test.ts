@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { flawfinderAnalyzer, flawfinderCwes, parseCsvRecords, sanitizeUtf8 } from "./flawfinder";
+import { flawfinderAnalyzer, flawfinderCwes, parseCsvRecords } from "./flawfinder";
+import { sanitizeUtf8 } from "./utf8-inputs";
 import { AnalyzerOutputLimitError, AnalyzerUnavailableError, type AnalyzerContext } from "./types";
 import { analyzerContext, requireTool, writeCheckout } from "../test-support/analyzer-fixture";
 import { removeDir, tempDir } from "../test-support/git-fixtures";
@@ -137,4 +138,26 @@ describe("helpers", () => {
     expect(sanitizeUtf8(input).toString("utf8")).toBe("é?A?????日");
     expect(sanitizeUtf8(input)).toHaveLength(input.length);
   });
+});
+
+it("drops format and command hits whose argument is a constant flawfinder could not see as one", async () => {
+  const code = [
+    "#include <stdio.h>",
+    "#include <stdlib.h>",
+    '#define LISTING "ls -l"',
+    'static const char *ANSWER = "%s\\n";',
+    "int main(int argc, char **argv) {",
+    "    char r[16];",
+    '    snprintf(r, sizeof(r), argc > 1 ? "true\\n" : "false\\n");',
+    "    printf(ANSWER, r);",
+    "    system(LISTING);",
+    "    snprintf(r, sizeof(r), argv[1]);",
+    "    system(argv[1]);",
+    "    return 0;",
+    "}",
+    "",
+  ].join("\n");
+  const dir = writeCheckout(root, "constants", { "c.c": code });
+  const findings = await flawfinderAnalyzer().run(ctx(dir, ["c.c"]));
+  expect(findings.map((f) => `${f.rule_id}:${f.start_line}`)).toEqual(["flawfinder.snprintf:10", "flawfinder.system:11"]);
 });

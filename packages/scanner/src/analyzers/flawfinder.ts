@@ -10,23 +10,25 @@
  *   comments powerless (suppressions are ours to report; raw.ignore_directive records one).
  * - `--minlevel` defaults to 4: on CASTLE C250 levels 1–3 added no flaw-line hit at level
  *   ≥ 4's cost and 104 more findings in the safe programs (see README.md).
+ * - Format and command hits whose argument is a constant flawfinder did not recognise
+ *   (`cond ? "a" : "b"`, a name bound once to a literal, `system("ls")`) are dropped: no
+ *   attacker reaches a constant (c-constant-args.ts).
  * - flawfinder (Python 3) stops the whole run at the first file that is not UTF-8; such files
- *   are passed as copies in scratchDir with invalid bytes replaced by `?` (same lines and
- *   columns) and mapped back.
+ *   are passed as sanitized copies (utf8-inputs.ts) and mapped back.
  */
-import { mkdir, open, writeFile } from "node:fs/promises";
-import { basename, join } from "node:path";
 import type { Level, NormalizedFinding, Severity } from "@ax/contracts";
+import { hasConstantSafeArgument } from "./c-constant-args";
 import { correctionReason, cweTableDigest, normalizeCwe } from "./cwe-normalize";
 import { concurrencyFor, finishRun, memoVersion, runToolOnFiles, safeFileArg, toolVersion } from "./exec";
 import { buildFinding } from "./finding";
-import { cap, cweId, int, repoPath, text } from "./normalize";
+import { cap, cweId, int, text } from "./normalize";
 import { SourceFiles } from "./source";
+import { utf8Inputs } from "./utf8-inputs";
 import { loadTaxonomy, type Taxonomy } from "./taxonomy";
-import type { Analyzer, AnalyzerContext } from "./types";
+import type { Analyzer } from "./types";
 
 export const FLAWFINDER = "flawfinder";
-const MAPPING_REVISION = 1;
+const MAPPING_REVISION = 2;
 export const FLAWFINDER_DEFAULT_MIN_LEVEL = 4;
 
 export interface FlawfinderOptions {
@@ -73,74 +75,6 @@ export function flawfinderAnalyzer(opts: FlawfinderOptions = {}): Analyzer {
       return finishRun(ctx, FLAWFINDER, findings, truncated);
     },
   };
-}
-
-/**
- * The argument for each file: the file itself when it is UTF-8, else a sanitized copy in
- * scratchDir. `toRepo` maps a copy's path (as flawfinder prints it) back to the file.
- */
-async function utf8Inputs(ctx: AnalyzerContext): Promise<{ args: string[]; toRepo: (printed: string) => string | null }> {
-  const copies = new Map<string, string>();
-  const args: string[] = [];
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  for (const file of ctx.files) {
-    const bytes = await readSmall(join(ctx.dir, file));
-    let valid = true;
-    try {
-      if (bytes) decoder.decode(bytes);
-    } catch {
-      valid = false;
-    }
-    if (valid || !bytes) {
-      args.push(file);
-      continue;
-    }
-    const dir = join(ctx.scratchDir, "flawfinder-utf8", String(copies.size));
-    await mkdir(dir, { recursive: true });
-    const copy = join(dir, basename(file));
-    await writeFile(copy, sanitizeUtf8(bytes));
-    copies.set(copy, file);
-    args.push(copy);
-  }
-  return { args, toRepo: (printed) => copies.get(printed) ?? repoPath(printed) };
-}
-
-async function readSmall(path: string): Promise<Buffer | null> {
-  const handle = await open(path, "r").catch(() => null);
-  if (!handle) return null;
-  try {
-    const info = await handle.stat();
-    if (!info.isFile() || info.size > 8 * 1024 * 1024) return null;
-    const buf = Buffer.alloc(info.size);
-    const { bytesRead } = await handle.read(buf, 0, info.size, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Valid UTF-8 sequences kept, every other byte replaced by `?`: lines and byte columns stay put. */
-export function sanitizeUtf8(bytes: Buffer): Buffer {
-  const strict = new TextDecoder("utf-8", { fatal: true });
-  const out = Buffer.from(bytes);
-  let i = 0;
-  while (i < out.length) {
-    const b = out[i] as number;
-    const len = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
-    let ok = len > 0 && i + len <= out.length;
-    for (let k = 1; ok && k < len; k++) ok = ((out[i + k] as number) & 0xc0) === 0x80;
-    // Overlong forms, surrogates and code points past U+10FFFF have the right shape but are invalid.
-    if (ok && len > 1) {
-      try {
-        strict.decode(out.subarray(i, i + len));
-      } catch {
-        ok = false;
-      }
-    }
-    if (ok) i += len;
-    else out[i++] = 0x3f;
-  }
-  return out;
 }
 
 /**
@@ -203,6 +137,8 @@ async function flawfinderFinding(
   const column = Math.max(1, int(row.Column) ?? 1);
   const source = await sources.get(file);
   const lineText = source?.lines[line - 1];
+  // A constant format or command flawfinder could not see as one (c-constant-args.ts).
+  if (source && hasConstantSafeArgument(source.lines, line, column, name)) return null;
   const { primary, all } = flawfinderCwes(row.CWEs ?? "");
   const cwe = normalizeCwe(FLAWFINDER, name, primary);
   const nameAtColumn = lineText !== undefined && [...lineText].slice(column - 1, column - 1 + name.length).join("") === name;
