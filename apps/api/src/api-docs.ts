@@ -1,3 +1,4 @@
+import { loadConfig } from "@ax/config";
 import { apiRoutes, API_VERSION } from "./app";
 import type { AppDeps } from "./http/context";
 import { buildOpenApi } from "./http/openapi";
@@ -7,7 +8,8 @@ import { buildOpenApi } from "./http/openapi";
  * docs:api). Building the route table needs no connections: handlers are never called.
  */
 export function renderApiMarkdown(): string {
-  const routes = apiRoutes({} as AppDeps);
+  // Default limits (an empty environment) for the documented bounds of bodies.
+  const routes = apiRoutes({ config: loadConfig({}) } as AppDeps);
   const doc = buildOpenApi(routes, { version: API_VERSION });
   const lines: string[] = [
     "# API reference",

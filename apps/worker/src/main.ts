@@ -18,7 +18,9 @@ async function main() {
   const worker = await startWorker({ config, db: handle.db, logger });
   onShutdown(log, config.shutdownTimeoutMs, async () => {
     await worker.close(config.shutdownTimeoutMs - 2_000);
-    await handle.close();
+    // A scan force-closed above may still hold a connection: don't let the pool's drain
+    // outlast the deadline (PostgreSQL ends the sessions when the process exits).
+    await Promise.race([handle.close(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
   });
 }
 

@@ -5,7 +5,7 @@ import { JobCatalog, SCAN_QUEUE, type JobName } from "@ax/contracts";
 import { failScan, pruneAnalysisCache, type Db } from "@ax/db";
 import { child, type Logger } from "@ax/logger";
 import { JobQueue, workerConnection } from "@ax/queue";
-import { defaultAnalyzers } from "@ax/scanner";
+import { defaultAnalyzers, sweepStaleWorkspaces } from "@ax/scanner";
 import { createHandlers } from "./handlers";
 import { reconcile } from "./reconciler";
 
@@ -34,6 +34,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   // Built once: an invalid SARIF_TOOLS stops the worker at start, not every scan.
   const analyzers = defaultAnalyzers({ sarifTools: config.scan.sarifTools });
   const handlers = createHandlers({ db: deps.db, config, logger: child(deps.logger, "scan"), analyzers });
+  // Workspaces of workers that died without cleaning up (SIGKILL, a crashed machine): older
+  // than the scan time limit, so no live scan owns them.
+  const swept = await sweepStaleWorkspaces(config.worker.workspaceDir, config.scan.timeoutMs + 60_000);
+  if (swept > 0) log.info("removed stale scan workspaces", { count: swept });
 
   const connection = workerConnection(config.redis.url);
   const producer = workerConnection(config.redis.url);
@@ -109,7 +113,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
           }, deadlineMs).unref(),
         ),
       ]);
-      if (timedOut) await worker.close(true).catch(() => undefined);
+      // Bounded too: a processor still inside an analyzer call must not hold the shutdown.
+      if (timedOut) await Promise.race([worker.close(true).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
       await queue.close().catch(() => undefined);
       connection.disconnect();
       producer.disconnect();

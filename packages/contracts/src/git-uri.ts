@@ -25,7 +25,7 @@ export function checkGitUri(raw: string, policy: GitUriPolicy): GitUriCheck {
   // "::" too, but only after the first "/".
   if (/^[^/]*::/.test(uri)) return { ok: false, reason: "git transport helpers ('::') are not allowed in git_uri." };
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f\s]/.test(uri)) return { ok: false, reason: "git_uri must not contain whitespace or control characters." };
+  if (/[\u0000-\u001f\u007f-\u009f\s]/.test(uri)) return { ok: false, reason: "git_uri must not contain whitespace or control characters." };
   if (/(^|[/\\])\.\.([/\\]|$)/.test(uri) || /%2e%2e/i.test(uri)) return { ok: false, reason: "git_uri must not contain '..' segments." };
 
   if (uri.startsWith("/")) {

@@ -77,16 +77,18 @@ export function createGroup(db: Db, organizationId: string, name: string): Promi
     .executeTakeFirst();
 }
 
-/** The organization's default group, created on first use. */
+/**
+ * The organization's default group, created on first use. A concurrent delete of that group
+ * between the insert and the select makes it be created again, as on first use.
+ */
 export async function ensureDefaultGroup(db: Db, organizationId: string): Promise<Group> {
-  await createGroup(db, organizationId, DEFAULT_GROUP);
-  const group = await db
-    .selectFrom("groups")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("name", "=", DEFAULT_GROUP)
-    .executeTakeFirstOrThrow();
-  return group;
+  for (let attempt = 0; ; attempt++) {
+    const created = await createGroup(db, organizationId, DEFAULT_GROUP);
+    if (created) return created;
+    const group = await db.selectFrom("groups").selectAll().where("organization_id", "=", organizationId).where("name", "=", DEFAULT_GROUP).executeTakeFirst();
+    if (group) return group;
+    if (attempt >= 2) throw new Error("ensureDefaultGroup: the default group keeps disappearing");
+  }
 }
 
 export interface GroupDeletion {

@@ -8,17 +8,21 @@ export async function findOrCreateProject(
   db: Db,
   input: { organizationId: string; groupId: string; gitUrl: string; name: string },
 ): Promise<Project> {
-  await db
-    .insertInto("projects")
-    .values({ id: newId(), organization_id: input.organizationId, group_id: input.groupId, git_url: input.gitUrl, name: input.name })
-    .onConflict((oc) => oc.columns(["group_id", "git_url"]).doNothing())
-    .execute();
-  return db
-    .selectFrom("projects")
-    .selectAll()
-    .where("group_id", "=", input.groupId)
-    .where("git_url", "=", input.gitUrl)
-    .executeTakeFirstOrThrow();
+  // A concurrent group delete can remove the existing row between the insert that found it
+  // and the select: then insert again, which either creates the project or fails the
+  // group's foreign key (the caller's "group not found").
+  for (let attempt = 0; ; attempt++) {
+    const inserted = await db
+      .insertInto("projects")
+      .values({ id: newId(), organization_id: input.organizationId, group_id: input.groupId, git_url: input.gitUrl, name: input.name })
+      .onConflict((oc) => oc.columns(["group_id", "git_url"]).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (inserted) return inserted;
+    const existing = await db.selectFrom("projects").selectAll().where("group_id", "=", input.groupId).where("git_url", "=", input.gitUrl).executeTakeFirst();
+    if (existing) return existing;
+    if (attempt >= 2) throw new Error("findOrCreateProject: the project keeps disappearing");
+  }
 }
 
 export function listProjects(db: Db, organizationId: string, groupId: string, after: string | undefined, limit: number) {
@@ -41,13 +45,44 @@ export interface NewScan {
   idempotencyKey: string | null;
   requestHash: string | null;
   baselineCommit?: string | null;
+  /** Refuse (ScanLimitError) when the organization already has this many queued or running. */
+  maxInFlight?: number;
+}
+
+/** The organization already has `limit` scans queued or running. */
+export class ScanLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`organization has ${limit} scans in flight`);
+  }
 }
 
 /**
  * Inserts a queued scan. With an idempotency key, a repeated request returns the scan the
- * first one made (`created: false`) instead of starting another.
+ * first one made (`created: false`) instead of starting another, even at the in-flight limit.
  */
 export async function createScan(db: Db, input: NewScan): Promise<{ scan: Scan; created: boolean }> {
+  const max = input.maxInFlight;
+  if (!max) return insertScan(db, input);
+  return db.transaction().execute(async (trx) => {
+    // Serialises scan creation per organization, so that the count below cannot be raced by a
+    // burst of requests. NO KEY UPDATE leaves foreign-key checks on the row unblocked.
+    await trx.selectFrom("organizations").select("id").where("id", "=", input.organizationId).forNoKeyUpdate().execute();
+    if (input.idempotencyKey) {
+      const existing = await findIdempotent(trx, input);
+      if (existing) return { scan: existing, created: false };
+    }
+    const { n } = await trx
+      .selectFrom("scans")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .where("organization_id", "=", input.organizationId)
+      .where("state", "in", ["queued", "running"])
+      .executeTakeFirstOrThrow();
+    if (Number(n) >= max) throw new ScanLimitError(max);
+    return insertScan(trx, input);
+  });
+}
+
+async function insertScan(db: Db, input: NewScan): Promise<{ scan: Scan; created: boolean }> {
   const inserted = await db
     .insertInto("scans")
     .values({
@@ -71,14 +106,19 @@ export async function createScan(db: Db, input: NewScan): Promise<{ scan: Scan; 
     .returningAll()
     .executeTakeFirst();
   if (inserted) return { scan: inserted, created: true };
-  const existing = await db
+  const existing = await findIdempotent(db, input);
+  if (!existing) throw new Error("createScan: the scan holding this idempotency key disappeared");
+  return { scan: existing, created: false };
+}
+
+function findIdempotent(db: Db, input: NewScan): Promise<Scan | undefined> {
+  return db
     .selectFrom("scans")
     .selectAll()
     .where("organization_id", "=", input.organizationId)
     .where("created_by", "=", input.createdBy)
     .where("idempotency_key", "=", input.idempotencyKey)
-    .executeTakeFirstOrThrow();
-  return { scan: existing, created: false };
+    .executeTakeFirst();
 }
 
 export function deleteScanRow(db: Db, scanId: string) {

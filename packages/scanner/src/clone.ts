@@ -15,6 +15,8 @@ import { watchReceivedBytes } from "./git/clone-progress";
 import { hardenedGitConfig, hardenedGitEnv, SIMPLE_GIT_OPT_INS } from "./git/hardening";
 import { assertPublicHost, resolveWithSystem, type ResolveHost } from "./git/resolve-host";
 import { checkCheckout, sizeLimitMessage } from "./git/tree-check";
+import { CheckoutError } from "./git/clone-errors";
+import { removeTree } from "./workspace";
 
 export interface CloneOptions {
   gitUri: string;
@@ -35,6 +37,18 @@ export interface CloneResult {
 
 /** Kill git if it prints nothing for this long, even when the wall-clock limit is further away. */
 const MAX_STALL_MS = 120_000;
+
+/** Sum of the blob sizes of HEAD's tree, from git's object store: nothing is checked out yet. */
+async function treeBytes(repo: ReturnType<typeof hardenedGit>): Promise<number> {
+  const listing = await repo.raw(["ls-tree", "-r", "-l", "-z", "HEAD"]);
+  let total = 0;
+  for (const entry of listing.split("\0")) {
+    // "<mode> <type> <object> <size>\t<path>"; submodule entries have "-" as size.
+    const size = Number(/^\S+ \S+ \S+\s+(\d+)\t/.exec(entry)?.[1] ?? 0);
+    total += size;
+  }
+  return total;
+}
 
 export async function cloneRepository(opts: CloneOptions): Promise<CloneResult> {
   throwIfAborted(opts.signal);
@@ -61,16 +75,23 @@ export async function cloneRepository(opts: CloneOptions): Promise<CloneResult> 
         if (bytes > opts.maxRepoBytes) limits.stop("size");
       }),
     );
-    const args = ["--depth=1", "--single-branch", "--no-tags", "--no-recurse-submodules", "--no-local", "--progress"];
+    // --no-checkout: the transfer watcher only sees compressed bytes (a 1 GiB file of zeros
+    // packs to about 1 MiB), so the tree's real size is checked before anything is written.
+    const args = ["--depth=1", "--single-branch", "--no-tags", "--no-recurse-submodules", "--no-local", "--no-checkout", "--progress"];
     if (opts.branch !== undefined) args.push(`--branch=${opts.branch}`);
     // simple-git places the URL and dest after "--", so neither can be read as an option.
     await git.clone(checked.url, dest, args);
-    const result = await readCheckout(hardenedGit(dest, home, opts, limits.signal), opts.branch);
+    const repo = hardenedGit(dest, home, opts, limits.signal);
+    const result = await readCheckout(repo, opts.branch);
+    if ((await treeBytes(repo)) > opts.maxRepoBytes) throw new ScanInputError(failure.sizeMessage);
+    await repo.raw(["checkout", "--force", "--quiet"]).catch((err: unknown) => {
+      throw new CheckoutError(err instanceof Error ? err.message : String(err));
+    });
     await checkCheckout(dest, opts.maxRepoBytes);
     return result;
   } catch (err) {
     // Never delete a directory we did not create (a caller mistake must not cost their files).
-    if (!destExisted) await rm(dest, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+    if (!destExisted) await removeTree(dest).catch(() => undefined);
     throw err instanceof ScanInputError ? err : mapCloneError(err, { ...failure, reason: limits.reason });
   } finally {
     limits.dispose();

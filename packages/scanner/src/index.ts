@@ -1,5 +1,5 @@
 export { cloneRepository, type CloneOptions, type CloneResult } from "./clone";
-export { withWorkspace, type WorkspaceOptions } from "./workspace";
+export { withWorkspace, sweepStaleWorkspaces, removeTree, type WorkspaceOptions } from "./workspace";
 export { detectLanguages, languageOfShebang } from "./languages";
 export { fingerprintFindings, matchedCode, normalizeCode } from "./fingerprint";
 export { runAnalyzers, type RunAnalyzersOptions, type RunAnalyzersResult, type SelectionSummary } from "./run";
@@ -31,3 +31,4 @@ export { sarifAnalyzer, parseSarif, parseSarifToolsConfig, type SarifToolInput }
 export { normalizeCwe } from "./analyzers/cwe-normalize";
 export { redactSecrets } from "./analyzers/secrets-patterns";
 export type { DefaultAnalyzersOptions } from "./analyzers/registry";
+export { SourceFiles, SourceFile as CheckoutFile } from "./analyzers/source";

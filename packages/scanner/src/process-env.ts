@@ -8,8 +8,9 @@ export function analyzerEnv(scratchDir: string): Record<string, string> {
     PATH: toolPath(),
     HOME: scratchDir,
     TMPDIR: scratchDir,
-    LANG: "C",
-    LC_ALL: "C",
+    // C semantics with UTF-8: tools print non-ASCII file names as they are.
+    LANG: "C.UTF-8",
+    LC_ALL: "C.UTF-8",
     NO_COLOR: "1",
   };
 }

@@ -38,3 +38,29 @@ it("gives concurrent scans different directories", async () => {
   const dirs = await Promise.all([1, 2, 3].map(() => withWorkspace(base, async (dir) => dir)));
   expect(new Set(dirs).size).toBe(3);
 });
+
+describe("sweepStaleWorkspaces", () => {
+  it("removes scan workspaces older than the limit (left by a killed worker) and keeps fresh ones and other entries", async () => {
+    const { mkdtempSync, mkdirSync, utimesSync, writeFileSync, existsSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { sweepStaleWorkspaces } = await import("./workspace");
+    const base = mkdtempSync(join(tmpdir(), "ax-sweep-"));
+    try {
+      for (const name of ["scan-old", "scan-fresh", "other-old"]) {
+        mkdirSync(join(base, name, "src"), { recursive: true });
+        writeFileSync(join(base, name, "src", "a.py"), "x = 1\n");
+      }
+      const hourAgo = new Date(Date.now() - 3600_000);
+      utimesSync(join(base, "scan-old"), hourAgo, hourAgo);
+      utimesSync(join(base, "other-old"), hourAgo, hourAgo);
+      expect(await sweepStaleWorkspaces(base, 30 * 60_000)).toBe(1);
+      expect(existsSync(join(base, "scan-old"))).toBe(false);
+      expect(existsSync(join(base, "scan-fresh"))).toBe(true);
+      expect(existsSync(join(base, "other-old"))).toBe(true);
+      expect(await sweepStaleWorkspaces(join(base, "missing"), 0)).toBe(0);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});

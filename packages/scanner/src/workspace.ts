@@ -3,8 +3,23 @@
  * lives in a fresh 0700 directory (other local users can't read or plant files in it) and is
  * removed whatever happens: success, error, or cancellation.
  */
-import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { chmod, lstat, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
+
+/**
+ * Removes a directory tree. Node's rm walks by full path and gives up past PATH_MAX (a
+ * repository nested 1,000 levels deep); rm(1) walks relative to each directory, so it is
+ * the fallback.
+ */
+export async function removeTree(dir: string): Promise<void> {
+  try {
+    await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  } catch {
+    await promisify(execFile)("rm", ["-rf", "--", dir], { timeout: 120_000 });
+  }
+}
 
 export interface WorkspaceOptions {
   /** Called when removal fails; the scan's own result or error is kept either way. */
@@ -20,8 +35,27 @@ export async function withWorkspace<T>(baseDir: string, fn: (dir: string) => Pro
     return await fn(dir);
   } finally {
     // Retries cover files a just-killed child process was still writing.
-    await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch((err: unknown) =>
-      opts.onCleanupError?.(err, dir),
+    await removeTree(dir).catch((err: unknown) => opts.onCleanupError?.(err, dir));
+  }
+}
+
+/**
+ * Removes scan workspaces in `baseDir` older than `olderThanMs`: what a worker killed with
+ * SIGKILL (or a crashed machine) left behind. A live scan never gets that old — its time
+ * limit stops it first — so this is safe while other workers share the directory.
+ */
+export async function sweepStaleWorkspaces(baseDir: string, olderThanMs: number): Promise<number> {
+  const entries = await readdir(baseDir, { withFileTypes: true }).catch(() => []);
+  let removed = 0;
+  for (const e of entries) {
+    if (!e.isDirectory() || !e.name.startsWith("scan-")) continue;
+    const dir = join(baseDir, e.name);
+    const info = await lstat(dir).catch(() => null);
+    if (!info || Date.now() - info.mtimeMs < olderThanMs) continue;
+    await removeTree(dir).then(
+      () => removed++,
+      () => undefined,
     );
   }
+  return removed;
 }

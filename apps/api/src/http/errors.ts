@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
+import { isDatabaseUnavailable } from "@ax/db";
 import type { Logger } from "@ax/logger";
 
 /**
@@ -49,6 +50,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (e.type === "charset.unsupported" || e.type === "encoding.unsupported") return writer(res, 415, { code: 415, message: "Unsupported body encoding; send UTF-8 JSON." });
     if (typeof e.status === "number" && e.status >= 400 && e.status < 500 && e.expose) {
       return writer(res, e.status, { code: e.status, message: "The request could not be processed." });
+    }
+    if (isDatabaseUnavailable(err)) {
+      logger.warn("database unavailable", { request_id: requestId, route: req.route?.path });
+      res.set("Retry-After", "5");
+      return writer(res, 503, { code: 503, message: "The service's database is unavailable right now; try again shortly." });
     }
     logger.error("unhandled error", { request_id: requestId, method: req.method, route: req.route?.path, error: err });
     return writer(res, 500, { code: 500, message: `Internal server error. Reference: ${requestId}.` });

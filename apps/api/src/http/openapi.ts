@@ -14,10 +14,9 @@ export function buildOpenApi(routes: AnyRoute[], opts: { version: string; server
     const responses: Record<string, unknown> = {};
     for (const [status, doc] of Object.entries(r.responses)) {
       const type = doc.contentType ?? "application/json";
-      responses[status] = {
-        description: doc.description,
-        ...(doc.schema || doc.contentType ? { content: { [type]: doc.schema ? { schema: toSchema(doc.schema, "output") } : {} } } : {}),
-      };
+      const content: Record<string, unknown> = doc.schema || doc.contentType ? { [type]: doc.schema ? { schema: toSchema(doc.schema, "output") } : {} } : {};
+      for (const alt of doc.alternatives ?? []) content[alt.contentType] = alt.schema ? { schema: toSchema(alt.schema, "output") } : {};
+      responses[status] = { description: doc.description, ...(Object.keys(content).length ? { content } : {}) };
     }
     (paths[path] ??= {})[r.method] = {
       operationId: r.operationId,

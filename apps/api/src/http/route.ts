@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response, Router } from "express";
 import { type z } from "zod";
 import type { Principal } from "@ax/db";
 import { badRequest, unauthorized, type ErrorWriter } from "./errors";
+import { refuseUnsafeText } from "./text-safety";
 
 /**
  * A route is a schema, a middleware chain and a handler. The same definitions mount the
@@ -16,6 +17,8 @@ export interface ResponseDoc {
   description: string;
   schema?: AnySchema;
   contentType?: string;
+  /** Other representations of the same response, chosen by the Accept header. */
+  alternatives?: { contentType: string; schema?: AnySchema }[];
 }
 
 export interface RouteInput<P extends AnySchema, Q extends AnySchema, B extends AnySchema> {
@@ -100,6 +103,7 @@ export function mountRoute(router: Router, def: AnyRoute, authenticate: (req: Re
         if (!principal) throw unauthorized();
         req.principal = principal;
       }
+      refuseUnsafeText(req);
       const params = parsePart(def.params, req.params, "path");
       const query = parsePart(def.query, req.query, "query");
       let body: unknown = {};

@@ -6,7 +6,7 @@ import { badRequest, conflict, notFound } from "../http/errors";
 import { defineRoute, type AnyRoute } from "../http/route";
 import { Cursor, ErrorBody, GroupView, Id, Limit, ProjectView, ScanView, commonErrors, listOf } from "../http/schemas";
 import { requireRole } from "../services/access";
-import { decodeCursor, encodeCursor, presentGroup, presentProject } from "../services/presenters";
+import { decodeCursor, encodeCursor, isCursorText, presentGroup, presentProject } from "../services/presenters";
 import { scanPage } from "./scans";
 
 const OrgParams = z.object({ organization_id: Id });
@@ -22,7 +22,7 @@ const GroupCreateBody = bodyObject(
       .refine((n) => !/[\u0000-\u001f\u007f]/.test(n), { error: "name must not contain control characters." }),
   }
 );
-const isNameCursor = (v: unknown): v is { k: string } => typeof v === "object" && v !== null && typeof (v as { k?: unknown }).k === "string";
+const isNameCursor = (v: unknown): v is { k: string } => typeof v === "object" && v !== null && isCursorText((v as { k?: unknown }).k, 300);
 
 function page<T>(rows: T[], limit: number, key: (row: T) => string) {
   const items = rows.slice(0, limit);

@@ -20,8 +20,10 @@ export async function loadScan(deps: AppDeps, principal: Principal, scanId: stri
   return scan;
 }
 
-const isScanCursor = (v: unknown): v is { t: string; id: string } =>
-  typeof v === "object" && v !== null && typeof (v as { t?: unknown }).t === "string" && typeof (v as { id?: unknown }).id === "string";
+const isScanCursor = (v: unknown): v is { t: string; id: string } => {
+  const c = v as { t?: unknown; id?: unknown };
+  return typeof c === "object" && c !== null && typeof c.t === "string" && /^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/.test(c.t) && Number.isFinite(Date.parse(c.t)) && typeof c.id === "string" && isId(c.id);
+};
 
 /** One page of an organization's scans, newest first, with an opaque cursor. */
 export async function scanPage(
@@ -64,6 +66,7 @@ export function scanRoutes(deps: AppDeps): AnyRoute[] {
         ...commonErrors,
         403: { description: "Viewers cannot start scans.", schema: ErrorBody },
         409: { description: "Idempotency-Key reused for a different request.", schema: ErrorBody },
+        429: { description: "The organization already has MAX_SCANS_IN_FLIGHT_PER_ORG scans queued or running (or a rate limit is spent); see Retry-After. Nothing was created.", schema: ErrorBody },
         503: { description: "The queue is unavailable; nothing was created.", schema: ErrorBody },
       },
       handler: async ({ body, query, principal, req }) => {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { checkGitUri, type ScanCreateBody } from "@ax/contracts";
-import { createScan, deleteScanRow, ensureDefaultGroup, findOrCreateProject, getGroup, isId, type Principal, type Scan } from "@ax/db";
+import { createScan, deleteScanRow, ensureDefaultGroup, findOrCreateProject, getGroup, isForeignKeyViolation, isId, ScanLimitError, type Principal, type Scan } from "@ax/db";
 import { AppError, badRequest, conflict, notFound, unavailable } from "../http/errors";
 import type { AppDeps } from "../http/context";
 import { resolveOrganization } from "./access";
@@ -17,7 +17,8 @@ export interface StartScanInput {
  * POST /scan: validate the URL against the deployment's policy, find the project (one per
  * canonical URL and group), record the queued scan in PostgreSQL and enqueue its job. If the
  * queue cannot take it, the scan row is removed again and the caller gets 503, so a retry
- * does not leave a scan behind that nobody runs.
+ * does not leave a scan behind that nobody runs. An organization at its limit of scans in
+ * flight gets 429 and no scan.
  */
 export async function startScan(deps: AppDeps, principal: Principal, input: StartScanInput): Promise<{ scan: Scan; created: boolean }> {
   const check = checkGitUri(input.body.git_uri, { allowInsecure: deps.config.scan.allowInsecureGitUrls });
@@ -32,13 +33,19 @@ export async function startScan(deps: AppDeps, principal: Principal, input: Star
   if (!group) throw notFound("Group");
 
   const name = check.canonical.split("/").filter(Boolean).pop() ?? check.canonical;
-  const project = await findOrCreateProject(deps.db, { organizationId, groupId: group.id, gitUrl: check.canonical, name });
+  // The group can be hard-deleted between the lookup above and the inserts below: that is
+  // the group not being there, not a server error.
+  const groupGone = (err: unknown): never => {
+    throw isForeignKeyViolation(err) ? notFound("Group") : err;
+  };
+  const project = await findOrCreateProject(deps.db, { organizationId, groupId: group.id, gitUrl: check.canonical, name }).catch(groupGone);
   const requestHash = createHash("sha256")
     .update(JSON.stringify([check.canonical, input.body.branch ?? null, group.id, input.body.baseline_commit ?? null]))
     .digest("hex");
 
   const { scan, created } = await createScan(deps.db, {
     organizationId,
+    maxInFlight: deps.config.limits.maxScansInFlightPerOrg,
     groupId: group.id,
     projectId: project.id,
     createdBy: principal.user.id,
@@ -47,6 +54,16 @@ export async function startScan(deps: AppDeps, principal: Principal, input: Star
     idempotencyKey: input.idempotencyKey ?? null,
     requestHash: input.idempotencyKey ? requestHash : null,
     baselineCommit: input.body.baseline_commit ?? null,
+  }).catch((err: unknown) => {
+    if (!(err instanceof ScanLimitError)) return groupGone(err);
+    // Scans take minutes; a retry much sooner than this would only be refused again.
+    throw new AppError(
+      429,
+      "too_many_scans",
+      `This organization already has ${err.limit} scans queued or running, the most allowed at once. Wait for one to finish (or cancel one), then try again.`,
+      undefined,
+      { "Retry-After": "30" },
+    );
   });
   if (!created) {
     if (scan.request_hash !== requestHash) throw conflict("This Idempotency-Key was already used for a different scan request.");

@@ -134,7 +134,7 @@ describe("runTool", () => {
       const { output } = await runTool(c, sh, ["-c", "env"]);
       expect(output).not.toMatch(/DATABASE_URL|REDIS_URL|secret/);
       expect(output).toContain(`HOME=${c.scratchDir}`);
-      expect(output).toMatch(/^LC_ALL=C$/m);
+      expect(output).toMatch(/^LC_ALL=C.UTF-8$/m);
     } finally {
       delete process.env.DATABASE_URL;
       delete process.env.REDIS_URL;

@@ -284,6 +284,9 @@ class RunState {
   }
 }
 
+/** Seconds timeout(1) waits past our own deadline before it stops, then kills, the tool. */
+const OS_DEADLINE_GRACE_S = 5;
+
 async function spawnOnce(ctx: AnalyzerContext, cmd: ToolCommand, args: string[], budget: OutputBudget, run: RunState): Promise<Outcome> {
   if (ctx.signal.aborted) return { kind: "canceled" };
   if (run.signal.aborted) return { kind: "stopped" };
@@ -293,7 +296,10 @@ async function spawnOnce(ctx: AnalyzerContext, cmd: ToolCommand, args: string[],
   const other = resultStream === "stdout" ? "stderr" : "stdout";
   let stop: "timeout" | "cancel" | "limit" | null = null;
 
-  const subprocess = execa(cmd.binary, args, {
+  // coreutils timeout(1) as a second line of defence: our timer below stops the group, but a
+  // worker killed with SIGKILL runs no timer, and its analyzers would run on unbounded.
+  const deadline = `${Math.ceil(timeout / 1000) + OS_DEADLINE_GRACE_S}s`;
+  const subprocess = execa("timeout", [`--kill-after=${OS_DEADLINE_GRACE_S}s`, deadline, cmd.binary, ...args], {
     cwd: cmd.cwd ?? ctx.dir,
     extendEnv: false,
     env: { ...analyzerEnv(ctx.scratchDir), ...cmd.env },
@@ -344,6 +350,8 @@ async function spawnOnce(ctx: AnalyzerContext, cmd: ToolCommand, args: string[],
   const code = (result as { code?: unknown }).code;
   if (code === "ENOENT" || code === "EACCES" || code === "ENOTDIR") return { kind: "unavailable" };
   const exitCode = result.exitCode;
+  // timeout(1): 127 the command was not found, 126 it could not be run.
+  if ((exitCode === 127 || exitCode === 126) && /^timeout: failed to run command/m.test(`${output}\n${diagnostics}`)) return { kind: "unavailable" };
   const ok = exitCode !== undefined && (cmd.succeeded ? cmd.succeeded(exitCode, diagnostics) : exitCode === 0);
   if (!ok) {
     const summary = stderrSummary(diagnostics);

@@ -36,7 +36,8 @@ export function int(value: unknown): number | null {
 export function repoPath(value: unknown, dir?: string): string | null {
   const raw = text(value);
   if (!raw || raw.includes("\0")) return null;
-  let p = raw.replace(/\\/g, "/");
+  // A backslash is an ordinary character in a POSIX file name (`src\app.py` is one file).
+  let p = raw;
   if (isAbsolute(p) || p.startsWith("/")) {
     if (!dir) return null;
     p = relative(dir, raw).split(sep).join("/");

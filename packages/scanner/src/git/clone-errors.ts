@@ -25,6 +25,9 @@ const NOT_FOUND = [
   /the requested url returned error: (401|403|404|410)\b/i,
 ];
 
+/** git could fetch the tree but not write it out: an invalid path, a name or depth the file system refuses. */
+export class CheckoutError extends Error {}
+
 export function mapCloneError(err: unknown, ctx: CloneFailureContext): Error {
   if (ctx.reason === "size") return new ScanInputError(ctx.sizeMessage);
   if (ctx.reason === "aborted") return new ScanAbortedError();
@@ -32,6 +35,10 @@ export function mapCloneError(err: unknown, ctx: CloneFailureContext): Error {
     return new ScanTimeoutError(`Cloning the repository took longer than the limit of ${formatDuration(ctx.timeoutMs)}.`);
   }
   const text = err instanceof Error ? err.message : String(err);
+  if (err instanceof CheckoutError || /checkout failed|invalid path '|unable to create file|file name too long|filename too long/i.test(text)) {
+    // Another try would fail the same way: the tree itself cannot be written out here.
+    return new ScanInputError("The repository's files could not be checked out: it contains a path that is invalid or too long (for example a '..' or '.git' entry, or directories nested beyond the file system's limit).");
+  }
   const branch = /remote branch (.+?) not found in upstream/i.exec(text);
   if (branch) return new ScanInputError(`Branch "${ctx.branch ?? branch[1]}" was not found in the repository.`);
   if (/the requested url returned error: 30\d\b/i.test(text) || /redirect/i.test(text)) {

@@ -4,9 +4,16 @@
  * stops as soon as the limit is passed so a huge tree costs no more than the limit.
  */
 import { readdir, lstat } from "node:fs/promises";
-import { join } from "node:path";
 import { ScanInputError } from "../errors";
 import { formatBytes } from "../format";
+
+const SLASH = Buffer.from("/");
+
+/** A path the file system refuses to name (past PATH_MAX) is the repository's problem, not ours. */
+function tooLong(err: unknown): never {
+  if ((err as { code?: string }).code === "ENAMETOOLONG") throw new ScanInputError("The repository contains a path too long for the file system.");
+  throw err;
+}
 
 export function sizeLimitMessage(maxBytes: number): string {
   return `Repository exceeds the size limit of ${formatBytes(maxBytes)}.`;
@@ -15,11 +22,13 @@ export function sizeLimitMessage(maxBytes: number): string {
 export async function checkCheckout(root: string, maxBytes: number): Promise<{ bytes: number; files: number }> {
   let bytes = 0;
   let files = 0;
-  const pending = [root];
+  // Names as bytes: a file name that is not UTF-8 must be checked, not mangled into one
+  // that does not exist.
+  const pending: Buffer[] = [Buffer.from(root)];
   while (pending.length > 0) {
-    const dir = pending.pop() as string;
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
+    const dir = pending.pop() as Buffer;
+    for (const entry of await readdir(dir, { withFileTypes: true, encoding: "buffer" }).catch(tooLong)) {
+      const path = Buffer.concat([dir, SLASH, entry.name]);
       if (entry.isSymbolicLink()) {
         // core.symlinks=false should make this impossible; if git ever changes, refuse the
         // tree rather than let an analyzer follow the link.
@@ -30,7 +39,7 @@ export async function checkCheckout(root: string, maxBytes: number): Promise<{ b
         continue;
       }
       files += 1;
-      bytes += (await lstat(path)).size;
+      bytes += (await lstat(path).catch(tooLong)).size;
       if (bytes > maxBytes) throw new ScanInputError(sizeLimitMessage(maxBytes));
     }
   }
