@@ -11,8 +11,8 @@ import type { RuleMeta } from "@ax/rules";
 import { cppcheckCatalog, flawfinderCatalog, type ToolCatalog } from "./c-scope";
 import { scoreCastle, type CastleResult } from "./castle";
 import { cweNumber } from "./cwe";
-import { CASTLE_FILE, JULIET_C_ARCHIVE, JULIET_JAVA_ARCHIVE, loadCastle, sha256File, unpack, writeCastle } from "./datasets";
-import { indexDeclarations } from "./functions";
+import { CASTLE_FILE, JULIET_C_ARCHIVE, JULIET_JAVA_ARCHIVE, loadCastle, sha256File, unpack, writeCastle, type CastleTest } from "./datasets";
+import { indexDeclarations, type DeclarationIndex } from "./functions";
 import { average, parseCweFolder, scoreJuliet, testCaseOf, type Averages, type CweResult } from "./juliet";
 import { registryNames, scanTree, type ScanResult } from "./scan";
 
@@ -65,6 +65,19 @@ export interface BenchReport {
 
 type Log = (message: string) => void;
 
+/**
+ * What a suite scanned, for callers that reuse the scan (the review model's training data,
+ * training/review/derive.ts): the tree, the findings and, for Juliet, the declaration index.
+ */
+export interface ScannedTree {
+  root: string;
+  findings: ScanResult["findings"];
+  index?: DeclarationIndex;
+  castle?: CastleTest[];
+}
+
+export type OnScanned = (tree: ScannedTree) => Promise<void>;
+
 async function datasetInfo(path: string, version: string): Promise<DatasetInfo> {
   return { file: basename(path), sha256: await sha256File(path), version };
 }
@@ -102,7 +115,7 @@ function logRuns(log: Log, runs: AnalyzerRun[]): void {
   for (const r of runs) log(`  ${r.name} ${r.version ?? "-"}: ${r.status}${r.notice ? ` (${r.notice})` : ""}, ${r.findings} findings, ${(r.duration_ms / 1000).toFixed(1)} s`);
 }
 
-export async function runJulietJava(opts: { datasets: string; scratch: string; rules: RuleMeta[]; cwes: number[] | null; log: Log }): Promise<JulietSuiteResult> {
+export async function runJulietJava(opts: { datasets: string; scratch: string; rules: RuleMeta[]; cwes: number[] | null; log: Log; onScanned?: OnScanned }): Promise<JulietSuiteResult> {
   const started = performance.now();
   const archive = join(opts.datasets, JULIET_JAVA_ARCHIVE);
   const dest = join(opts.scratch, "juliet-java");
@@ -118,6 +131,7 @@ export async function runJulietJava(opts: { datasets: string; scratch: string; r
   const indexStart = performance.now();
   const index = await indexDeclarations(root, "java");
   const indexMs = Math.round(performance.now() - indexStart);
+  await opts.onScanned?.({ root, findings: scan.findings, index });
 
   const covered = new Set(opts.rules.map((r) => cweNumber(r.cwe)).filter((n): n is number => n !== null));
   const rows = scoreJuliet(index, scan.findings, { language: "java", coveredCwes: covered });
@@ -185,7 +199,7 @@ async function sampleJulietC(full: string, dest: string, perCwe: number | "all",
   return { files: chosen.filter((f) => !f.endsWith(".h")).map((f) => `testcases/${f}`).sort(), description };
 }
 
-export async function runJulietC(opts: { datasets: string; scratch: string; sample: number | "all"; cwes: number[] | null; log: Log }): Promise<JulietSuiteResult> {
+export async function runJulietC(opts: { datasets: string; scratch: string; sample: number | "all"; cwes: number[] | null; log: Log; onScanned?: OnScanned }): Promise<JulietSuiteResult> {
   const started = performance.now();
   const archive = join(opts.datasets, JULIET_C_ARCHIVE);
   const full = join(opts.scratch, "juliet-c-full");
@@ -201,6 +215,7 @@ export async function runJulietC(opts: { datasets: string; scratch: string; samp
   const indexStart = performance.now();
   const index = await indexDeclarations(root, "c");
   const indexMs = Math.round(performance.now() - indexStart);
+  await opts.onScanned?.({ root, findings: scan.findings, index });
 
   const flawfinderRun = scan.analyzers.find((r) => r.name === "flawfinder");
   const minLevel = Number(/minlevel (\d)/.exec(flawfinderRun?.version ?? "")?.[1] ?? 1);
@@ -224,7 +239,7 @@ export async function runJulietC(opts: { datasets: string; scratch: string; samp
   };
 }
 
-export async function runCastle(opts: { datasets: string; scratch: string; log: Log }): Promise<CastleSuiteResult> {
+export async function runCastle(opts: { datasets: string; scratch: string; log: Log; onScanned?: OnScanned }): Promise<CastleSuiteResult> {
   const started = performance.now();
   const path = join(opts.datasets, CASTLE_FILE);
   const dataset = await loadCastle(path);
@@ -232,6 +247,7 @@ export async function runCastle(opts: { datasets: string; scratch: string; log: 
   opts.log(`CASTLE: scanning ${dataset.tests.length} programs with ${registryNames().join(", ")}`);
   const full: ScanResult = await scanTree(dir);
   logRuns(opts.log, full.analyzers);
+  await opts.onScanned?.({ root: dir, findings: full.findings, castle: dataset.tests });
   const registry = registryNames();
   let cppcheckAlone: CastleSuiteResult["cppcheckAlone"] = null;
   if (registry.includes("cppcheck")) {

@@ -6,8 +6,11 @@ import { child } from "@ax/logger";
 import type { AppDeps } from "./http/context";
 import { AppError, errorHandler, notFoundRoute } from "./http/errors";
 import { createMetrics } from "./http/metrics";
+import { createRateLimiter } from "./http/rate-limit";
 import { buildOpenApi, renderDocsPage } from "./http/openapi";
+import { writeMarkdownError } from "./services/chat";
 import { API_PREFIX, mountRoute, routeLabel, type AnyRoute } from "./http/route";
+import { aiRoutes } from "./routes/ai";
 import { findingRoutes } from "./routes/findings";
 import { groupRoutes } from "./routes/groups";
 import { healthRoutes } from "./routes/health";
@@ -16,9 +19,10 @@ import { scanRoutes } from "./routes/scans";
 
 export const API_VERSION = "2.0.0";
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const CHAT_PATH = new RegExp(`^${API_PREFIX}/[^/]+/chatbot/?$`, "i");
 
 export function apiRoutes(deps: AppDeps): AnyRoute[] {
-  return [...healthRoutes(deps), ...profileRoutes(deps), ...scanRoutes(deps), ...findingRoutes(deps), ...groupRoutes(deps)];
+  return [...healthRoutes(deps), ...profileRoutes(deps), ...scanRoutes(deps), ...findingRoutes(deps), ...groupRoutes(deps), ...aiRoutes(deps)];
 }
 
 /** The Express app; no I/O happens here (main.ts connects and listens). */
@@ -57,19 +61,37 @@ export function buildApp(deps: AppDeps): express.Express {
     next();
   });
 
+  // Chat answers every status in Markdown (DESIGN §4), including errors raised before its
+  // route runs: a body that is not JSON, malformed JSON, an oversized body.
+  app.use((req, res, next) => {
+    if (req.method === "POST" && CHAT_PATH.test(req.path)) res.locals.errorWriter = writeMarkdownError;
+    next();
+  });
+  // Per-IP budget before any body is read, so that a flood (bad tokens included) stays cheap;
+  // after the chat writer above, so that chat's 429 is Markdown too.
+  const limiter = createRateLimiter(deps);
+  app.use(limiter.ip);
   // All bodies are JSON (spec §1): anything else with a body is refused before parsing.
   app.use((req, _res, next) => {
     const hasBody = Number(req.get("Content-Length") ?? 0) > 0 || req.get("Transfer-Encoding") !== undefined;
     if (hasBody && !req.is("application/json")) return next(new AppError(415, "unsupported_media_type", "Request bodies must be JSON (Content-Type: application/json)."));
+    // UTF-8 only: body-parser would decode any utf-* charset, and UTF-7 smuggles markup
+    // past every check that looks for "<".
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.get("Content-Type") ?? "")?.[1]?.toLowerCase();
+    if (hasBody && charset && charset !== "utf-8" && charset !== "utf8") return next(new AppError(415, "unsupported_media_type", "Unsupported body encoding; send UTF-8 JSON."));
     next();
   });
   app.use(express.json({ limit: deps.config.http.maxBodyBytes, type: "application/json" }));
 
   const routes = apiRoutes(deps);
   const router = express.Router();
-  const auth = (req: Request) => {
+  // mountRoute calls this for every token route; the token budget is charged once the
+  // token is known to be real, so that made-up tokens cannot exhaust someone else's.
+  const auth = async (req: Request) => {
     const key = req.get("X-AX-KEY");
-    return key ? authenticate(deps.db, key) : Promise.resolve(null);
+    const principal = key ? await authenticate(deps.db, key) : null;
+    if (principal) await limiter.token(req, principal);
+    return principal;
   };
   for (const r of routes) mountRoute(router, r, auth);
 

@@ -1,7 +1,7 @@
 // Real PostgreSQL and Redis. The matrix is built from the app's own route table, so a new
 // endpoint is covered the day it is added.
 import request from "supertest";
-import { createScan, createToken, findOrCreateProject, generateToken, getFinding, getGroup, listTokens, markRunning, revokeToken, storeScanResults } from "@ax/db";
+import { createScan, createToken, findOrCreateProject, generateToken, getFinding, getGroup, insertAiRequest, listTokens, markRunning, newId, revokeToken, storeScanResults } from "@ax/db";
 import type { NormalizedFinding } from "@ax/contracts";
 import { apiRoutes } from "./app";
 import type { AnyRoute } from "./http/route";
@@ -9,7 +9,7 @@ import { createApiHarness, type ApiHarness } from "./test-support";
 
 let h: ApiHarness;
 const ids: Record<string, string> = {};
-let other: { token: string };
+let other: { token: string; organization_id: string; group_id: string };
 let badTokens: Record<string, string>;
 let routes: AnyRoute[];
 
@@ -47,7 +47,9 @@ beforeAll(async () => {
   await storeScanResults(db, { scanId: scan.id, projectId: project.id, organizationId: t.organization_id, findings: [seedFinding], analyzers: [], languages: ["javascript"] });
   const finding = (await db.selectFrom("findings").select("id").where("scan_id", "=", scan.id).executeTakeFirstOrThrow()).id;
   const token = (await listTokens(db, t.user_id))[0]!;
-  Object.assign(ids, { organization_id: t.organization_id, group_id: t.group_id, project_id: project.id, scan_id: scan.id, finding_id: finding, token_id: token.id });
+  const aiRequest = newId();
+  await insertAiRequest(db, { id: aiRequest, organizationId: t.organization_id, groupId: null, userId: t.user_id, kind: "review", model: "m", input: { code: "x" } });
+  Object.assign(ids, { organization_id: t.organization_id, group_id: t.group_id, project_id: project.id, scan_id: scan.id, finding_id: finding, token_id: token.id, request_id: aiRequest, status: "true" });
 
   other = await h.otherTenant();
   const expired = await createToken(db, { userId: t.user_id, name: "expired", expiresInDays: -1 });
@@ -70,7 +72,18 @@ const BODIES: Record<string, unknown> = {
   "PUT /scan/:scan_id/finding/:finding_id": { status: "FALSE POSITIVE" },
   "POST /organization/:organization_id/group": { name: "intruders" },
   "POST /profile/tokens": { name: "x" },
+  "POST /ai/review": { code: "x" },
+  "POST /ai/chatbot": { prompt: "who am I?" },
+  "POST /:organization_id/chatbot": { prompt: "who am I?" },
 };
+
+/** Answers in Markdown, errors included (DESIGN §4). */
+const isChat = (r: AnyRoute) => r.path.endsWith("/chatbot");
+/** Reading or asking, not changing anything: open to viewers. */
+const VIEWER_POSTS = new Set(["/ai/review", "/ai/chatbot", "/:organization_id/chatbot"]);
+/** Reads for admins and owners only. */
+const ADMIN_READS = new Set(["/organization/:organization_id/ai/feedback"]);
+const UNAUTHORIZED = "A valid personal access token is required in the X-AX-KEY header.";
 
 function call(r: AnyRoute, token: string | undefined, query = "") {
   const path = `/api/v2${r.path.replace(/:([a-z_]+)/g, (_m, p: string) => ids[p] ?? "missing")}${query}`;
@@ -93,23 +106,33 @@ describe("authentication on every non-public endpoint", () => {
       for (const [kind, token] of [["missing", undefined], ...Object.entries(badTokens)] as [string, string | undefined][]) {
         const query = kind === "query string instead of header" ? `?X-AX-KEY=${h.tenant.token}&token=${h.tenant.token}` : "";
         const res = await call(r, token, query);
-        const ok = res.status === 401 && res.body.code === 401 && res.body.message === "A valid personal access token is required in the X-AX-KEY header.";
+        const ok = isChat(r)
+          ? res.status === 401 && /^text\/markdown/.test(res.type) && res.text === `**Error 401.** ${UNAUTHORIZED}\n`
+          : res.status === 401 && res.body.code === 401 && res.body.message === UNAUTHORIZED;
         if (!ok) failures.push(`${r.method} ${r.path} with ${kind} token: ${res.status}`);
       }
     }
     expect(failures).toEqual([]);
+    process.stdout.write(`[reliability] authentication: ${routes.length * (Object.keys(badTokens).length + 1)} requests with a missing or bad token on ${routes.length} endpoints, ${failures.length} let through\n`);
   });
 
   it("answers 404 to another tenant for every object of this one, and changes nothing", async () => {
     const failures: string[] = [];
     for (const r of routes) {
       if (r.path.startsWith("/profile") && !r.path.includes(":token_id")) continue; // one's own profile
-      // Routes without an id in the path name the organization in the query.
-      const query = r.path.includes(":") ? "" : `?organization_id=${ids.organization_id}`;
+      // Routes without an id in the path name the organization in the query. Feedback names
+      // the caller's own organization and group (DESIGN §5: a foreign organization is a 400)
+      // and this tenant's request id.
+      const query = r.path.startsWith("/ai/feedback")
+        ? `?organization_id=${other.organization_id}&group_id=${other.group_id}`
+        : r.path.includes(":") && !r.path.startsWith("/ai/")
+          ? ""
+          : `?organization_id=${ids.organization_id}`;
       const res = await call(r, other.token, query);
       if (res.status !== 404) failures.push(`${r.method} ${r.path}: ${res.status}`);
     }
     expect(failures).toEqual([]);
+    process.stdout.write(`[reliability] tenant isolation (path ids): ${routes.length} endpoints tried with another tenant's token, ${failures.length} successes\n`);
     const db = h.stack.handle.db;
     expect((await getFinding(db, ids.organization_id!, ids.scan_id!, ids.finding_id!))?.status).toBe("TO REVIEW");
     expect(await getGroup(db, ids.organization_id!, ids.group_id!)).toBeDefined();
@@ -118,16 +141,21 @@ describe("authentication on every non-public endpoint", () => {
 
   it("lets a viewer read but not write", async () => {
     const viewer = await h.member("viewer");
-    const writes = routes.filter((r) => r.method !== "get" && !r.path.startsWith("/profile"));
+    const writes = routes.filter((r) => r.method !== "get" && !r.path.startsWith("/profile") && !VIEWER_POSTS.has(r.path));
     expect(writes.length).toBeGreaterThanOrEqual(5);
     for (const r of writes) {
       const res = await call(r, viewer, r.path.includes(":") ? "" : `?organization_id=${ids.organization_id}`);
       expect({ route: `${r.method} ${r.path}`, status: res.status }).toEqual({ route: `${r.method} ${r.path}`, status: 403 });
     }
-    const reads = routes.filter((r) => r.method === "get");
+    const reads = routes.filter((r) => (r.method === "get" || VIEWER_POSTS.has(r.path)) && !ADMIN_READS.has(r.path));
     for (const r of reads) {
-      const res = await call(r, viewer, r.path.includes(":") ? "" : `?organization_id=${ids.organization_id}`);
+      const query = r.path.startsWith("/ai/feedback") ? `?organization_id=${ids.organization_id}&group_id=${ids.group_id}` : r.path.includes(":") && !r.path.startsWith("/ai/") ? "" : `?organization_id=${ids.organization_id}`;
+      const res = await call(r, viewer, query);
       expect({ route: r.path, status: res.status }).toEqual({ route: r.path, status: 200 });
+    }
+    for (const path of ADMIN_READS) {
+      const r = routes.find((x) => x.path === path) as AnyRoute;
+      expect({ route: path, status: (await call(r, viewer)).status }).toEqual({ route: path, status: 403 });
     }
     expect((await getFinding(h.stack.handle.db, ids.organization_id!, ids.scan_id!, ids.finding_id!))?.status).toBe("TO REVIEW");
   });

@@ -8,6 +8,7 @@ import { bootstrap, countOrganizations, type Db } from "@ax/db";
 import type { Logger } from "@ax/logger";
 import { JobQueue, producerConnection } from "@ax/queue";
 import { buildApp } from "./app";
+import { warmAi } from "./services/ai";
 import type { AppDeps } from "./http/context";
 
 export class StartupError extends Error {}
@@ -24,6 +25,7 @@ export async function startApi(config: Config, db: Db, logger: Logger): Promise<
   const queue = new JobQueue(redis, { redisUrl: config.redis.url, prefix: config.redis.queuePrefix, attempts: config.worker.attempts });
   const deps: AppDeps = { config, db, logger, queue, redis, lifecycle: { shuttingDown: false } };
   const app = buildApp(deps);
+  await warmAi(deps);
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.http.port, config.http.host, () => resolve(s));
     s.once("error", reject);

@@ -2,7 +2,9 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { authenticate, openDatabase, type DbHandle } from "@ax/db";
+import { readFileSync } from "node:fs";
+import { authenticate, insertAiRequest, newId, openDatabase, upsertFeedback, type DbHandle } from "@ax/db";
+import { tmpDir } from "@ax/testkit";
 import { createTestDatabase, type TestDatabase } from "@ax/testkit";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -24,7 +26,7 @@ afterAll(() => database.drop());
 
 describe("ax admin", () => {
   it("migrates, then builds an organization, a user, a membership and a token that works", async () => {
-    expect(ax("admin", "migrate", "--json").json()).toEqual({ applied: ["0001_init", "0002_detection"] });
+    expect(ax("admin", "migrate", "--json").json()).toEqual({ applied: ["0001_init", "0002_detection", "0003_ai"] });
     expect(ax("admin", "migrate").out).toContain("up to date");
     const org = ax("admin", "create-org", "Initech", "--json").json();
     expect(org.organization_id).toMatch(/^[0-9a-f-]{36}$/);
@@ -61,5 +63,29 @@ describe("ax admin", () => {
     const r = ax(...args);
     expect(r.code).toBe(code);
     expect(r.err).toMatch(message);
+  });
+
+  it("exports votes on review answers as labeled examples for ai:train", async () => {
+    const boot = ax("admin", "bootstrap", "--org", "Votes", "--email", "v@votes.test", "--name", "Vera", "--idp", "github").json();
+    const handle: DbHandle = await openDatabase({ url: database.url, dataDir: tmpDir() });
+    try {
+      const ids = [newId(), newId(), newId()];
+      const input = (code: string) => ({ code, cwe_id: "CWE-89", file: "a.java", line: "7" });
+      // Confirmed TRUE_POSITIVE → 1; rejected TRUE_POSITIVE → 0; rejected FALSE_POSITIVE → 1.
+      const cases: [string, string, boolean][] = [["TRUE_POSITIVE", "q1", true], ["TRUE_POSITIVE", "q2", false], ["FALSE_POSITIVE", "q3", false]];
+      for (const [i, [cls, code, vote]] of cases.entries()) {
+        await insertAiRequest(handle.db, { id: ids[i] as string, organizationId: boot.organization_id as string, groupId: null, userId: boot.user_id as string, kind: "review", model: "m", class: cls, input: input(code) });
+        await upsertFeedback(handle.db, { requestId: ids[i] as string, userId: boot.user_id as string, organizationId: boot.organization_id as string, groupId: boot.group_id as string, feedback: vote, relayStatus: "disabled", relayError: null });
+      }
+      const out = path.join(tmpDir(), "votes.jsonl");
+      const res = ax("admin", "export-feedback", "--out", out, "--org", boot.organization_id as string, "--json");
+      expect(res.code).toBe(0);
+      expect(res.json()).toEqual({ file: out, examples: 3, votes: 3 });
+      const rows = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { code: string; label: number; group: string; source: string });
+      expect(rows.map((r) => [r.code, r.label]).sort()).toEqual([["q1", 1], ["q2", 0], ["q3", 1]]);
+      expect(rows.every((r) => r.source === "feedback" && r.group.startsWith("feedback/"))).toBe(true);
+    } finally {
+      await handle.close();
+    }
   });
 });

@@ -1,6 +1,8 @@
 import { parseArgs } from "node:util";
 import { loadConfig } from "@ax/config";
-import { addMember, bootstrap, createOrganization, createToken, createUser, getOrganization, getUser, isId, migrate, openDatabase, type DbHandle, type Role } from "@ax/db";
+import { writeFile } from "node:fs/promises";
+import { voteToExample } from "@ax/ai/review";
+import { addMember, bootstrap, createOrganization, createToken, createUser, getOrganization, getUser, isId, migrate, openDatabase, reviewVoteExamples, type DbHandle, type Role } from "@ax/db";
 
 export class UsageError extends Error {
   constructor(
@@ -19,6 +21,8 @@ export const ADMIN_HELP = `ax admin — operator commands (they read the same en
   ax admin add-member ORG_ID USER_ID --role owner|admin|member|viewer
   ax admin create-token USER_ID [--name N] [--expires-days D]
   ax admin bootstrap --org NAME --email E --name N --idp P
+  ax admin export-feedback --out FILE.jsonl [--org ORG_ID]
+      votes on review answers as labeled examples: npm run ai:train -- --feedback FILE.jsonl
 
 Every command takes --json for machine-readable output.
 Without DATABASE_URL they use the embedded database under DATA_DIR; stop \`npm start\` first,
@@ -76,6 +80,7 @@ export async function adminCommand(argv: string[], out: Out): Promise<number> {
         role: { type: "string" },
         "instance-admin": { type: "boolean", default: false },
         "expires-days": { type: "string" },
+        out: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -139,6 +144,16 @@ export async function adminCommand(argv: string[], out: Out): Promise<number> {
       const input = { orgName: need(v.org, "--org"), email: emailOf(v.email), displayName: need(v.name, "--name"), identityProvider: need(v.idp, "--idp"), instanceAdmin: v["instance-admin"] ?? false, expiresInDays: expiryDays() };
       const result = await withDb((h) => bootstrap(h.db, input));
       print(out, true, { ...result }, "");
+      return 0;
+    }
+    case "export-feedback": {
+      const file = need(v.out, "--out");
+      const org = v.org?.trim();
+      if (org !== undefined && !isId(org)) throw new UsageError("--org must be an organization id.");
+      const votes = await withDb((h) => reviewVoteExamples(h.db, org));
+      const examples = votes.map(voteToExample).filter((e) => e !== null);
+      await writeFile(file, examples.map((e) => JSON.stringify(e)).join("\n") + (examples.length ? "\n" : ""), { mode: 0o600 });
+      print(out, json, { file, examples: examples.length, votes: votes.length }, `Wrote ${examples.length} labeled examples from ${votes.length} votes to ${file}`);
       return 0;
     }
     default:

@@ -2,6 +2,8 @@ import type { Config } from "@ax/config";
 import type { JobData } from "@ax/contracts";
 import { PgAnalysisCache, failScan, getScanForJob, getState, markRunning, requeueScan, storeScanResults, updateProgress, type Db } from "@ax/db";
 import type { Logger } from "@ax/logger";
+import { defaultReviewModel, type ReviewModel } from "@ax/ai/review";
+import { labelFindings, type AiLabel } from "./auto-triage";
 import { changedSince, cloneRepository, isIntroduced, listBlobs, runAnalyzers, ScanInputError, ScanTimeoutError, withWorkspace, type AnalysisCache, type Analyzer } from "@ax/scanner";
 
 export interface ScanDeps {
@@ -10,6 +12,8 @@ export interface ScanDeps {
   logger: Logger;
   /** The analyzers to run (built once per worker from the config); default: the registry's. */
   analyzers?: Analyzer[];
+  /** The review model for auto-triage (loaded once per worker); default: the shipped one. */
+  reviewModel?: ReviewModel;
 }
 
 export interface AttemptInfo {
@@ -91,7 +95,17 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       });
       abort.signal.throwIfAborted();
       if (changed) for (const f of analysis.findings) f.introduced = isIntroduced(changed, f.file, f.start_line, f.end_line);
-      return analysis;
+      let aiLabels: Map<string, AiLabel> | undefined;
+      if (config.ai.autoTriage) {
+        try {
+          aiLabels = await labelFindings(checkout, analysis.findings, deps.reviewModel ?? defaultReviewModel(), abort.signal);
+        } catch (err) {
+          if (abort.signal.aborted) throw err;
+          // A label is advice: a scan never fails for want of one.
+          log.warn("auto-triage failed; findings stored without AI labels", { error: err });
+        }
+      }
+      return { ...analysis, aiLabels };
     });
 
     await updateProgress(db, scan.id, { phase: "storing", progress: 90, languages: result.languages });
@@ -103,6 +117,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       analyzers: result.analyzers,
       languages: result.languages,
       selection: { ...result.selection },
+      ...(result.aiLabels ? { aiLabels: result.aiLabels } : {}),
     });
     if (!stored.stored) {
       log.info("scan stopped before its results were stored; discarded");

@@ -61,6 +61,14 @@ const EnvSchema = z.object({
   MAX_BODY_BYTES: Int(1024, 64 * 1024 * 1024).default(1024 * 1024),
   MAX_CODE_BYTES: Int(1, 10 * 1024 * 1024).default(64 * 1024),
   MAX_PROMPT_CHARS: Int(1, 1_000_000).default(8000),
+  /** Per-token and per-IP request budgets (Redis-backed, shared by every API process). */
+  RATE_LIMIT_ENABLED: Bool.default(true),
+  RATE_LIMIT_TOKEN_PER_MINUTE: Int(1, 1_000_000).default(600),
+  RATE_LIMIT_IP_PER_MINUTE: Int(1, 1_000_000).default(1200),
+  /** The budgets above are per this window; only tests shorten it. */
+  RATE_LIMIT_WINDOW_MS: Int(100, 3600 * 1000).default(60_000),
+  /** Scans one organization may have queued or running at once (0: no limit). */
+  MAX_SCANS_IN_FLIGHT_PER_ORG: Int(0, 100_000).default(20),
   MAX_REPO_BYTES: Int(1024, Number.MAX_SAFE_INTEGER).default(500 * 1024 * 1024),
   SCAN_TIMEOUT_MS: Int(1000, 24 * 3600 * 1000).default(15 * 60 * 1000),
   ANALYZER_TIMEOUT_MS: Int(1000, 24 * 3600 * 1000).default(5 * 60 * 1000),
@@ -86,6 +94,42 @@ const EnvSchema = z.object({
   TOKEN_DEFAULT_EXPIRY_DAYS: Int(1, 3650).default(90),
   /** Deadline for a graceful shutdown after SIGTERM. */
   SHUTDOWN_TIMEOUT_MS: Int(1000, 600_000).default(25_000),
+  /**
+   * OpenAI-compatible model server (Ollama, vLLM, llama.cpp server), e.g.
+   * http://127.0.0.1:11434/v1. Unset: everything AI runs offline, in process.
+   */
+  AI_BASE_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.replace(/\/+$/, "") : undefined))
+    .refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), { message: "must be an http:// or https:// URL" }),
+  /** Bearer key for AI_BASE_URL, when the server wants one. Never logged. */
+  AI_API_KEY: z.string().optional(),
+  /** Model for review verdicts; unset: the trained model alone. */
+  AI_MODEL_REVIEW: z.string().optional(),
+  /** Default model of every chat specialist; AI_MODEL_<SPECIALIST> overrides it for one. */
+  AI_MODEL_CHAT: z.string().optional(),
+  AI_MODEL_IDENTITY: z.string().optional(),
+  AI_MODEL_CWE: z.string().optional(),
+  AI_MODEL_FINDINGS: z.string().optional(),
+  AI_MODEL_REMEDIATION: z.string().optional(),
+  AI_MODEL_APPSEC: z.string().optional(),
+  AI_TIMEOUT_MS: Int(100, 600_000).default(30_000),
+  AI_RETRIES: Int(0, 10).default(2),
+  /** Weight of the model server's verdict when combined with the trained model's (0–1). */
+  AI_REVIEW_LLM_WEIGHT: z.coerce.number({ message: "must be a number" }).min(0).max(1).default(0.5),
+  /** The worker labels each new finding with the review model (auto-triage). */
+  AI_AUTO_TRIAGE: Bool.default(true),
+  /** Downstream feedback API (POSTed JSON); unset: votes are only stored locally. */
+  AI_FEEDBACK_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), { message: "must be an http:// or https:// URL" }),
+  AI_FEEDBACK_TOKEN: z.string().optional(),
+  AI_FEEDBACK_TIMEOUT_MS: Int(100, 120_000).default(5_000),
+  /** Earlier turns of a chat session given to the assistant. */
+  AI_CHAT_HISTORY_TURNS: Int(0, 100).default(10),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -116,9 +160,29 @@ export interface Config {
     /** Raw JSON; the scanner validates it (parseSarifToolsConfig). */
     sarifTools: string;
   };
-  limits: { maxCodeBytes: number; maxPromptChars: number };
+  limits: {
+    maxCodeBytes: number;
+    maxPromptChars: number;
+    /** 0: no limit. */
+    maxScansInFlightPerOrg: number;
+    rate: { enabled: boolean; tokenPerWindow: number; ipPerWindow: number; windowMs: number };
+  };
   tokens: { defaultExpiryDays: number };
   shutdownTimeoutMs: number;
+  ai: AiConfig;
+}
+
+export type ChatSpecialistName = "identity" | "cwe" | "findings" | "remediation" | "appsec";
+
+export interface AiConfig {
+  /** Present when a model server is configured. */
+  provider: { baseUrl: string; apiKey: string | undefined; timeoutMs: number; retries: number } | undefined;
+  reviewModel: string | undefined;
+  chatModels: Partial<Record<ChatSpecialistName, string>>;
+  reviewLlmWeight: number;
+  autoTriage: boolean;
+  feedback: { url: string | undefined; token: string | undefined; timeoutMs: number };
+  chatHistoryTurns: number;
 }
 
 export class ConfigError extends Error {}
@@ -155,8 +219,41 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       analysisCacheTtlDays: e.ANALYSIS_CACHE_TTL_DAYS,
       sarifTools: e.SARIF_TOOLS,
     },
-    limits: { maxCodeBytes: e.MAX_CODE_BYTES, maxPromptChars: e.MAX_PROMPT_CHARS },
+    limits: {
+      maxCodeBytes: e.MAX_CODE_BYTES,
+      maxPromptChars: e.MAX_PROMPT_CHARS,
+      maxScansInFlightPerOrg: e.MAX_SCANS_IN_FLIGHT_PER_ORG,
+      rate: {
+        enabled: e.RATE_LIMIT_ENABLED,
+        tokenPerWindow: e.RATE_LIMIT_TOKEN_PER_MINUTE,
+        ipPerWindow: e.RATE_LIMIT_IP_PER_MINUTE,
+        windowMs: e.RATE_LIMIT_WINDOW_MS,
+      },
+    },
     tokens: { defaultExpiryDays: e.TOKEN_DEFAULT_EXPIRY_DAYS },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    ai: aiConfig(e),
+  };
+}
+
+function aiConfig(e: Env): AiConfig {
+  const provider = e.AI_BASE_URL ? { baseUrl: e.AI_BASE_URL, apiKey: e.AI_API_KEY || undefined, timeoutMs: e.AI_TIMEOUT_MS, retries: e.AI_RETRIES } : undefined;
+  const chatModels: Partial<Record<ChatSpecialistName, string>> = {};
+  const per: Record<ChatSpecialistName, string | undefined> = {
+    identity: e.AI_MODEL_IDENTITY,
+    cwe: e.AI_MODEL_CWE,
+    findings: e.AI_MODEL_FINDINGS,
+    remediation: e.AI_MODEL_REMEDIATION,
+    appsec: e.AI_MODEL_APPSEC,
+  };
+  if (provider) for (const [name, model] of Object.entries(per) as [ChatSpecialistName, string | undefined][]) if (model || e.AI_MODEL_CHAT) chatModels[name] = model || e.AI_MODEL_CHAT;
+  return {
+    provider,
+    reviewModel: provider ? e.AI_MODEL_REVIEW || undefined : undefined,
+    chatModels,
+    reviewLlmWeight: e.AI_REVIEW_LLM_WEIGHT,
+    autoTriage: e.AI_AUTO_TRIAGE,
+    feedback: { url: e.AI_FEEDBACK_URL, token: e.AI_FEEDBACK_TOKEN || undefined, timeoutMs: e.AI_FEEDBACK_TIMEOUT_MS },
+    chatHistoryTurns: e.AI_CHAT_HISTORY_TURNS,
   };
 }

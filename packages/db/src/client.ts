@@ -36,6 +36,12 @@ async function openPostgres(url: string, max: number): Promise<DbHandle> {
   const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
+  // Nor may a connection that drops while checked out (PostgreSQL restarted mid-transaction):
+  // node-postgres emits 'error' on the client, and with no listener that kills the process.
+  // The query in flight rejects with the same error, which is where it is handled.
+  pool.on("connect", (client) => {
+    client.on("error", () => undefined);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -142,4 +148,31 @@ function isAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+/** A PostgreSQL error code (SQLSTATE) of a failed query, when there is one. */
+export function pgErrorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * A row the statement needed is gone: a foreign key to it failed, or a row just written was
+ * removed by a cascade before it could be read back (its group was hard-deleted meanwhile).
+ */
+export function isForeignKeyViolation(err: unknown): boolean {
+  return pgErrorCode(err) === "23503" || (err instanceof Error && err.name === "NoResultError");
+}
+
+const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "57P01", "57P02", "57P03", "08000", "08001", "08003", "08004", "08006", "53300"]);
+
+/**
+ * The database cannot be reached or is shutting down / starting up: an outage, not a bug in
+ * the request. The API answers 503 for these (with Retry-After) instead of 500.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const code = pgErrorCode(err);
+  if (code && UNAVAILABLE_CODES.has(code)) return true;
+  const message = err instanceof Error ? err.message : "";
+  return /Connection terminated|connection (?:is )?(?:closed|ended|refused)|Client has encountered a connection error|timeout exceeded when trying to connect|the database system is (?:starting up|shutting down)/i.test(message);
 }

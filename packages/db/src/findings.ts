@@ -15,6 +15,8 @@ export interface StoreResultsInput {
   languages: string[];
   /** What the selection read, skipped and merged (shown on the scan). */
   selection?: Record<string, unknown>;
+  /** The review model's label per fingerprint (auto-triage). */
+  aiLabels?: ReadonlyMap<string, { class: string; confidence: number; model: string }>;
 }
 
 export interface StoreResultsOutcome {
@@ -86,6 +88,9 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
         suppression: f.suppression ? JSON.stringify(f.suppression) : null,
         fix: f.fix ? JSON.stringify(f.fix) : null,
         introduced: f.introduced ?? null,
+        ai_class: input.aiLabels?.get(f.fingerprint)?.class ?? null,
+        ai_confidence: input.aiLabels?.get(f.fingerprint)?.confidence ?? null,
+        ai_model: input.aiLabels?.get(f.fingerprint)?.model ?? null,
       };
       const before = priorByFp.get(f.fingerprint);
       if (before && before.status !== "FIXED") {
@@ -211,6 +216,9 @@ export interface FindingFilters {
   analyzer?: string[] | undefined;
   baseline?: string[] | undefined;
   file?: string | undefined;
+  /** The review model's label: TRUE_POSITIVE, FALSE_POSITIVE. */
+  aiClass?: string[] | undefined;
+  minAiConfidence?: number | undefined;
 }
 
 export interface FindingCursor {
@@ -220,9 +228,24 @@ export interface FindingCursor {
   id: string;
 }
 
+/** Position in a list ordered by the review model's confidence (unlabelled findings last). */
+export interface AiFindingCursor {
+  ai: number;
+  id: string;
+}
+
+export type FindingOrder = "severity" | "ai_confidence" | "-ai_confidence";
+
 export function listFindings(
   db: Db,
-  q: { organizationId: string; scanId: string; filters: FindingFilters; after?: FindingCursor | undefined; limit: number },
+  q: {
+    organizationId: string;
+    scanId: string;
+    filters: FindingFilters;
+    order?: FindingOrder;
+    after?: FindingCursor | AiFindingCursor | undefined;
+    limit: number;
+  },
 ): Promise<Finding[]> {
   let query = db.selectFrom("findings").selectAll().where("organization_id", "=", q.organizationId).where("scan_id", "=", q.scanId);
   const f = q.filters;
@@ -234,16 +257,33 @@ export function listFindings(
   if (f.rule?.length) query = query.where("rule_id", "in", f.rule);
   if (f.analyzer?.length) query = query.where("analyzer", "in", f.analyzer);
   if (f.baseline?.length) query = query.where("baseline_state", "in", f.baseline as ("new" | "unchanged" | "absent")[]);
+  if (f.aiClass?.length) query = query.where("ai_class", "in", f.aiClass);
+  if (f.minAiConfidence !== undefined) query = query.where("ai_confidence", ">=", f.minAiConfidence);
   if (f.file) {
     // A path prefix: escape LIKE's wildcards so that '%' in a name matches itself.
     const escaped = f.file.replace(/[\\%_]/g, (c) => `\\${c}`);
     query = query.where("file", "like", `${escaped}%`);
   }
+  const order = q.order ?? "severity";
+  if (order !== "severity") {
+    // Unlabelled findings sort last either way: -1 below every confidence, 2 above.
+    const missing = order === "ai_confidence" ? 2 : -1;
+    const key = sql<number>`coalesce(ai_confidence, ${missing})`;
+    const a = q.after as AiFindingCursor | undefined;
+    if (a) query = query.where(order === "ai_confidence" ? sql<boolean>`(${key}, id) > (${a.ai}, ${a.id})` : sql<boolean>`(${key}, id) < (${a.ai}, ${a.id})`);
+    const dir = order === "ai_confidence" ? "asc" : "desc";
+    return query.orderBy(key, dir).orderBy("id", dir).limit(q.limit).execute();
+  }
   if (q.after) {
-    const a = q.after;
+    const a = q.after as FindingCursor;
     query = query.where(sql<boolean>`(severity_rank, file, start_line, id) > (${a.rank}, ${a.file}, ${a.line}, ${a.id})`);
   }
   return query.orderBy("severity_rank").orderBy("file").orderBy("start_line").orderBy("id").limit(q.limit).execute();
+}
+
+/** The cursor value of a finding in an AI-confidence ordering. */
+export function aiCursorOf(f: Finding, order: Exclude<FindingOrder, "severity">): AiFindingCursor {
+  return { ai: f.ai_confidence ?? (order === "ai_confidence" ? 2 : -1), id: f.id };
 }
 
 export function getFinding(db: Db, organizationId: string, scanId: string, findingId: string): Promise<Finding | undefined> {

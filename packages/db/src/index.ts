@@ -8,3 +8,5 @@ export * from "./scans";
 export * from "./findings";
 export * from "./bootstrap";
 export * from "./analysis-cache";
+export * from "./ai";
+export * from "./chat-data";

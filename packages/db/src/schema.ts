@@ -125,6 +125,10 @@ export interface FindingsTable {
   suppression: Json<{ kind: string; reason: string; line: number }> | null;
   fix: Json<{ replacement: string; start_byte: number; end_byte: number; description?: string; diff?: string }> | null;
   introduced: boolean | null;
+  /** The review model's label (auto-triage); separate from the reviewer's `status`. */
+  ai_class: string | null;
+  ai_confidence: number | null;
+  ai_model: string | null;
   created_at: CreatedAt;
   updated_at: Generated<Date>;
 }
@@ -151,6 +155,46 @@ export interface FindingHistoryTable {
   created_at: CreatedAt;
 }
 
+export interface AiRequestsTable {
+  id: string;
+  organization_id: string;
+  group_id: string | null;
+  user_id: string | null;
+  kind: "review" | "chat";
+  model: string;
+  specialist: string | null;
+  session_id: string | null;
+  cwe_id: string | null;
+  class: string | null;
+  confidence: number | null;
+  input: Json<Record<string, unknown>> | null;
+  created_at: CreatedAt;
+}
+
+export interface AiFeedbackTable {
+  request_id: string;
+  user_id: string;
+  organization_id: string;
+  group_id: string | null;
+  feedback: boolean;
+  relay_status: "relayed" | "failed" | "disabled";
+  relay_error: string | null;
+  created_at: CreatedAt;
+  updated_at: Generated<Date>;
+}
+
+export interface ChatMessagesTable {
+  id: Generated<string>;
+  organization_id: string;
+  user_id: string;
+  session_id: string;
+  role: "user" | "assistant";
+  content: string;
+  specialist: string | null;
+  request_id: string | null;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -162,6 +206,9 @@ export interface Database {
   findings: FindingsTable;
   finding_history: FindingHistoryTable;
   analysis_cache: AnalysisCacheTable;
+  ai_requests: AiRequestsTable;
+  ai_feedback: AiFeedbackTable;
+  chat_messages: ChatMessagesTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -174,3 +221,5 @@ export type Finding = Selectable<FindingsTable>;
 export type NewFinding = Insertable<FindingsTable>;
 export type FindingPatch = Updateable<FindingsTable>;
 export type FindingHistory = Selectable<FindingHistoryTable>;
+export type AiRequest = Selectable<AiRequestsTable>;
+export type ChatMessage = Selectable<ChatMessagesTable>;

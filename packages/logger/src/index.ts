@@ -6,7 +6,7 @@ import winston from "winston";
  * whichever component logged it.
  */
 export type Logger = winston.Logger;
-export type Component = "api" | "http" | "worker" | "scan" | "queue" | "db" | "cli" | "standalone" | "reconciler";
+export type Component = "api" | "http" | "worker" | "scan" | "queue" | "db" | "cli" | "standalone" | "reconciler" | "ai";
 
 const SECRET_KEYS = /^(x-ax-key|authorization|cookie|set-cookie|token|password|secret|api[_-]?key|database_url|redis_url)$/i;
 const TOKEN_IN_TEXT = /axk_[0-9A-Za-z]{46}/g;

@@ -95,6 +95,14 @@ export const FindingView = z.object({
   impact: z.string().nullable(),
   likelihood: z.enum(LEVELS).nullable(),
   confidence: z.enum(LEVELS),
+  ai: z
+    .object({
+      class: z.enum(["TRUE_POSITIVE", "FALSE_POSITIVE"]),
+      confidence: z.number().min(0).max(1),
+      model: z.string(),
+    })
+    .nullable()
+    .describe("The review model's label (auto-triage). Separate from `status`, which only a reviewer sets."),
   version: z.number().int(),
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
@@ -136,4 +144,5 @@ export const commonErrors = {
   400: { description: "Invalid input; the message names the field.", schema: ErrorBody },
   401: { description: "Missing, malformed, unknown, expired or revoked token.", schema: ErrorBody },
   404: { description: "Not found, or not visible to the caller's organizations.", schema: ErrorBody },
+  429: { description: "Rate limit of the token or the client IP reached; see Retry-After and the RateLimit-* headers.", schema: ErrorBody },
 };

@@ -1,19 +1,41 @@
 import { z } from "zod";
 import { FindingUpdateBody, canonicalLabel } from "@ax/contracts";
-import { findingHistory, getFinding, isId, listFindings, updateFinding, type FindingCursor } from "@ax/db";
+import { aiCursorOf, findingHistory, getFinding, isId, listFindings, updateFinding, type AiFindingCursor, type FindingCursor } from "@ax/db";
 import type { AppDeps } from "../http/context";
 import { AppError, badRequest, notFound, preconditionFailed } from "../http/errors";
 import { defineRoute, type AnyRoute } from "../http/route";
 import { Cursor, CsvList, ErrorBody, FindingView, HistoryView, Id, Limit, QueryBool, commonErrors, listOf } from "../http/schemas";
-import { decodeCursor, encodeCursor, presentFinding, presentHistory } from "../services/presenters";
+import { decodeCursor, encodeCursor, isCursorText, presentFinding, presentHistory } from "../services/presenters";
 import { loadScan } from "./scans";
 
 const FindingParams = z.object({ scan_id: Id, finding_id: Id });
 
 const isFindingCursor = (v: unknown): v is FindingCursor => {
   const c = v as Partial<FindingCursor>;
-  return typeof c === "object" && c !== null && typeof c.rank === "number" && typeof c.file === "string" && typeof c.line === "number" && typeof c.id === "string";
+  return (
+    typeof c === "object" &&
+    c !== null &&
+    Number.isInteger(c.rank) &&
+    (c.rank as number) >= 0 &&
+    (c.rank as number) <= 100 &&
+    isCursorText(c.file, 4096) &&
+    Number.isInteger(c.line) &&
+    (c.line as number) >= 0 &&
+    (c.line as number) <= 2 ** 31 - 1 &&
+    typeof c.id === "string" &&
+    isId(c.id)
+  );
 };
+
+const isAiCursor = (v: unknown): v is AiFindingCursor => {
+  const c = v as Partial<AiFindingCursor>;
+  return typeof c === "object" && c !== null && typeof c.ai === "number" && c.ai >= -1 && c.ai <= 2 && typeof c.id === "string" && isId(c.id);
+};
+
+const AiClassList = CsvList.transform((v) => v?.map((c) => c.toUpperCase().replace(/[\s-]+/g, "_"))).refine(
+  (v) => v === undefined || v.every((c) => c === "TRUE_POSITIVE" || c === "FALSE_POSITIVE"),
+  { message: "ai_class takes TRUE_POSITIVE and FALSE_POSITIVE" },
+);
 
 /** If-Match: "3", W/"3" or 3 → 3. */
 function parseIfMatch(value: string | undefined): number | undefined {
@@ -33,7 +55,7 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
       operationId: "listFindings",
       summary: "Findings of a scan, most severe first, with filters and cursor pagination",
       description:
-        "Filters take comma-separated values: `severity=high,critical`, `status=to review`, `cwe=CWE-89`, `rule=…`, `analyzer=…`, `baseline=new`; `file` is a path prefix; `suppressed=false` hides findings suppressed in the source; `introduced=true` keeps only findings on lines changed since the scan's `baseline_commit` (a pull-request check).",
+        "Filters take comma-separated values: `severity=high,critical`, `status=to review`, `cwe=CWE-89`, `rule=…`, `analyzer=…`, `baseline=new`; `file` is a path prefix; `suppressed=false` hides findings suppressed in the source; `introduced=true` keeps only findings on lines changed since the scan's `baseline_commit` (a pull-request check). `ai_class=false_positive` and `min_ai_confidence=0.9` filter by the review model's label; `sort=ai_confidence` (least sure first) or `sort=-ai_confidence` (surest first) orders by it, unlabelled findings last.",
       tags: ["Vulnerabilities"],
       params: z.object({ scan_id: Id }),
       query: z.object({
@@ -46,13 +68,17 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
         file: z.string().max(1000).optional(),
         suppressed: QueryBool,
         introduced: QueryBool,
+        ai_class: AiClassList,
+        min_ai_confidence: z.coerce.number({ error: "must be a number" }).min(0).max(1).optional(),
+        sort: z.enum(["severity", "ai_confidence", "-ai_confidence"], { error: "sort takes severity, ai_confidence or -ai_confidence" }).default("severity"),
         cursor: Cursor,
         limit: Limit(500, 100),
       }),
       responses: { 200: { description: "A page of findings.", schema: listOf("findings", FindingView) }, ...commonErrors },
       handler: async ({ params, query, principal }) => {
         const scan = await loadScan(deps, principal, params.scan_id);
-        const after = decodeCursor(query.cursor, isFindingCursor);
+        const order = query.sort;
+        const after = order === "severity" ? decodeCursor(query.cursor, isFindingCursor) : decodeCursor(query.cursor, isAiCursor);
         if (query.cursor && !after) throw badRequest("Invalid query: cursor is not valid.");
         const rows = await listFindings(deps.db, {
           organizationId: scan.organization_id,
@@ -67,7 +93,10 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
             analyzer: query.analyzer,
             baseline: query.baseline?.map((b) => b.toLowerCase()),
             file: query.file,
+            aiClass: query.ai_class,
+            minAiConfidence: query.min_ai_confidence,
           },
+          order,
           after,
           limit: query.limit + 1,
         });
@@ -75,7 +104,10 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
         const last = page[page.length - 1];
         return {
           findings: page.map(presentFinding),
-          next_cursor: rows.length > query.limit && last ? encodeCursor({ rank: last.severity_rank, file: last.file, line: last.start_line, id: last.id }) : null,
+          next_cursor:
+            rows.length > query.limit && last
+              ? encodeCursor(order === "severity" ? { rank: last.severity_rank, file: last.file, line: last.start_line, id: last.id } : aiCursorOf(last, order))
+              : null,
         };
       },
     }),
@@ -139,7 +171,11 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
       tags: ["Vulnerabilities"],
       params: FindingParams,
       responses: {
-        200: { description: "The fix.", schema: z.object({ finding_id: z.string(), file: z.string(), description: z.string(), diff: z.string() }) },
+        200: {
+          description: "The fix.",
+          schema: z.object({ finding_id: z.string(), file: z.string(), description: z.string(), diff: z.string() }),
+          alternatives: [{ contentType: "text/x-diff" }],
+        },
         ...commonErrors,
       },
       handler: async ({ params, principal, req, res }) => {

@@ -1,4 +1,5 @@
 import type { ApiToken, Finding, FindingHistory, Group, Project, Scan } from "@ax/db";
+import { isUnsafeText } from "../http/text-safety";
 
 /** Wire shapes: identifiers named as in the spec, timestamps ISO 8601 UTC. */
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
@@ -63,6 +64,7 @@ export function presentFinding(f: Finding) {
     impact: f.impact,
     likelihood: f.likelihood,
     confidence: f.confidence,
+    ai: f.ai_class && f.ai_confidence !== null && f.ai_model ? { class: f.ai_class, confidence: f.ai_confidence, model: f.ai_model } : null,
     version: f.version,
     created_at: iso(f.created_at),
     updated_at: iso(f.updated_at),
@@ -107,6 +109,11 @@ export function presentToken(t: ApiToken) {
 /** Opaque cursors: base64url JSON of the last row's sort key. */
 export function encodeCursor(value: unknown): string {
   return Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
+}
+
+/** A string from a cursor that PostgreSQL will accept as text: bounded, no NUL, no lone surrogate. */
+export function isCursorText(v: unknown, max: number): v is string {
+  return typeof v === "string" && v.length <= max && !isUnsafeText(v);
 }
 
 export function decodeCursor<T>(cursor: string | undefined, check: (v: unknown) => v is T): T | undefined {

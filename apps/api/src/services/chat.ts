@@ -1,0 +1,208 @@
+/**
+ * The chat assistant over HTTP: who is asking, what they may read (ChatDataSource over
+ * PostgreSQL, scoped to their organization and group), the session's history, and the
+ * answer written as Markdown — whole, or line by line as the specialist produces it
+ * (chunked text/markdown, no SSE framing), with backpressure and client disconnects
+ * handled. Every answer gets an X-AI-Request-Id for feedback.
+ */
+import { randomUUID } from "node:crypto";
+import type { Request, Response } from "express";
+import { answerChat, defaultSpecialists, type ChatDataSource, type FindingSummary, type HistoryTurn, type ScanSummary, type SpecialistName } from "@ax/ai";
+import { appendChatMessage, chatHistory, cweCountsInScope, findingInScope, findingsInScope, getGroup, insertAiRequest, isId, recentScansInScope, scanInScope, type ChatScope, type Finding, type Principal, type ScanWithGroup } from "@ax/db";
+import type { Logger } from "@ax/logger";
+import type { AppDeps } from "../http/context";
+import { badRequest, notFound } from "../http/errors";
+import { aiServices } from "./ai";
+
+const SPECIALIST_NAMES: readonly SpecialistName[] = ["identity", "cwe", "findings", "remediation", "appsec"];
+
+export interface ChatRequest {
+  prompt: string;
+  sessione_id?: string | undefined;
+  stream: boolean;
+  group_id?: string | undefined;
+}
+
+function iso(d: Date | string | null): string | null {
+  return d === null ? null : new Date(d).toISOString();
+}
+
+function scanSummary(s: ScanWithGroup): ScanSummary {
+  return {
+    scan_id: s.id,
+    state: s.state,
+    git_uri: s.git_uri,
+    branch: s.branch,
+    commit: s.commit_sha,
+    group_id: s.group_id,
+    group_name: s.group_name,
+    created_at: iso(s.created_at) ?? "",
+    finished_at: iso(s.finished_at),
+    error: s.error,
+    counts: s.counts ?? {},
+    languages: s.languages ?? [],
+  };
+}
+
+function findingSummary(f: Finding): FindingSummary {
+  return {
+    finding_id: f.id,
+    scan_id: f.scan_id,
+    rule_id: f.rule_id,
+    analyzer: f.analyzer,
+    title: f.title,
+    message: f.message,
+    cwe_id: f.cwe_id,
+    cwe_name: f.cwe_name,
+    severity: f.severity,
+    confidence: f.confidence,
+    status: f.status,
+    file: f.file,
+    start_line: f.start_line,
+    end_line: f.end_line,
+    snippet: f.snippet,
+    remediation: f.remediation,
+    fix_diff: f.fix && typeof f.fix.diff === "string" ? f.fix.diff : null,
+    ai_class: f.ai_class,
+    ai_confidence: f.ai_confidence,
+  };
+}
+
+/** The caller's data, and nothing else: every query is scoped to the org (and group). */
+export function chatDataSource(deps: AppDeps, scope: ChatScope): ChatDataSource {
+  return {
+    recentScans: async (limit) => (await recentScansInScope(deps.db, scope, limit)).map(scanSummary),
+    scan: async (id) => {
+      const s = isId(id) ? await scanInScope(deps.db, scope, id) : undefined;
+      return s ? scanSummary(s) : null;
+    },
+    findings: async (scanId, limit) => (isId(scanId) ? (await findingsInScope(deps.db, scope, scanId, limit)).map(findingSummary) : []),
+    finding: async (id) => {
+      const f = isId(id) ? await findingInScope(deps.db, scope, id) : undefined;
+      return f ? findingSummary(f) : null;
+    },
+    cweCounts: (scanId, limit) => (isId(scanId) ? cweCountsInScope(deps.db, scope, scanId, limit) : Promise.resolve([])),
+  };
+}
+
+/** Resolves the group named in the body: it must belong to the organization. */
+async function scopeFor(deps: AppDeps, organizationId: string, groupId: string | undefined): Promise<ChatScope> {
+  if (groupId === undefined) return { organizationId, groupId: null };
+  if (!isId(groupId) || !(await getGroup(deps.db, organizationId, groupId))) throw notFound("Group");
+  return { organizationId, groupId };
+}
+
+/** Session ids are the client's: bounded and printable, or we make one. */
+export function sessionIdOf(value: string | undefined): string {
+  if (value === undefined) return randomUUID();
+  if (!/^[\w.:@-]{1,128}$/.test(value)) throw badRequest("Invalid body: sessione_id must be 1–128 letters, digits or . _ : @ -.");
+  return value;
+}
+
+export async function chatForCaller(
+  deps: AppDeps,
+  caller: { principal: Principal; organizationId: string },
+  body: ChatRequest,
+  req: Request,
+  res: Response,
+  log: Logger,
+): Promise<void> {
+  const scope = await scopeFor(deps, caller.organizationId, body.group_id);
+  const sessionId = sessionIdOf(body.sessione_id);
+  const user = caller.principal.user;
+  const membership = caller.principal.memberships.find((m) => m.organization_id === caller.organizationId);
+  const past = await chatHistory(deps.db, caller.organizationId, user.id, sessionId, deps.config.ai.chatHistoryTurns);
+  const history: HistoryTurn[] = past.map((m) => ({ role: m.role, content: m.content, specialist: (SPECIALIST_NAMES as readonly string[]).includes(m.specialist ?? "") ? (m.specialist as SpecialistName) : null }));
+
+  // The caller going away stops the answer (and any model request behind it).
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.on("close", onClose);
+  req.on("aborted", onClose);
+
+  const ai = aiServices(deps);
+  const models: Partial<Record<SpecialistName, { provider: NonNullable<typeof ai.provider>; name: string }>> = {};
+  if (ai.provider) for (const [name, model] of Object.entries(deps.config.ai.chatModels)) if (model) models[name as SpecialistName] = { provider: ai.provider, name: model };
+
+  const { route, lines } = answerChat({
+    prompt: body.prompt,
+    history,
+    user: { id: user.id, display_name: user.display_name, email: user.email, identity_provider: user.identity_provider },
+    organization: { id: caller.organizationId, name: membership?.name ?? caller.organizationId, role: membership?.role ?? "viewer" },
+    groupId: scope.groupId,
+    data: chatDataSource(deps, scope),
+    signal: abort.signal,
+    specialists: defaultSpecialists,
+    models,
+    onModelError: (err) => log.warn("chat model server failed (answered offline, or the answer was cut off)", { error: err instanceof Error ? err.message : String(err) }),
+  });
+  const requestId = randomUUID();
+  const model = models[route.specialist]?.name ?? `offline:${route.specialist}`;
+  await insertAiRequest(deps.db, { id: requestId, organizationId: caller.organizationId, groupId: scope.groupId, userId: user.id, kind: "chat", model, specialist: route.specialist, sessionId });
+  await appendChatMessage(deps.db, { organizationId: caller.organizationId, userId: user.id, sessionId, role: "user", content: body.prompt, specialist: route.specialist, requestId });
+
+  res.status(200);
+  res.set({
+    "Content-Type": "text/markdown; charset=utf-8",
+    "X-AI-Request-Id": requestId,
+    "X-Session-Id": sessionId,
+    "X-AI-Specialist": route.specialist,
+    "Cache-Control": "no-store",
+  });
+  const written: string[] = [];
+  try {
+    if (body.stream) {
+      res.set("X-Accel-Buffering", "no");
+      res.flushHeaders();
+      for await (const line of lines) {
+        if (abort.signal.aborted) break;
+        written.push(line);
+        if (!res.write(`${line}\n`)) await drained(res, abort.signal);
+      }
+    } else {
+      for await (const line of lines) written.push(line);
+    }
+  } catch (err) {
+    if (!abort.signal.aborted) {
+      log.error("chat answer failed", { request_id: requestId, specialist: route.specialist, error: err });
+      const note = `\n> **Something went wrong while answering** (reference \`${requestId}\`). Please try again.`;
+      written.push(note);
+      if (body.stream) res.write(`${note}\n`);
+      else res.status(500);
+    }
+  } finally {
+    res.off("close", onClose);
+  }
+  const answer = written.join("\n");
+  await appendChatMessage(deps.db, { organizationId: caller.organizationId, userId: user.id, sessionId, role: "assistant", content: abort.signal.aborted ? `${answer}\n\n_(answer interrupted: the client disconnected)_` : answer, specialist: route.specialist, requestId });
+  if (abort.signal.aborted) return;
+  if (body.stream) res.end();
+  else res.send(`${answer}\n`);
+}
+
+/** Waits for the socket to take more, or for the client to leave. */
+function drained(res: Response, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    res.once("drain", done);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** Markdown errors for the chat routes (DESIGN §4): every status answers in Markdown. */
+export function writeMarkdownError(res: Response, status: number, body: { code: number; message: string; details?: unknown }): void {
+  const details = Array.isArray(body.details) ? (body.details as { path: string; message: string }[]) : [];
+  const lines = [`**Error ${status}.** ${escapeInline(body.message)}`];
+  if (details.length > 0) lines.push("", ...details.map((d) => `- \`${d.path.replace(/`/g, "'")}\`: ${escapeInline(d.message)}`));
+  res.status(status).type("text/markdown; charset=utf-8").send(`${lines.join("\n")}\n`);
+}
+
+function escapeInline(s: string): string {
+  return s.replace(/[\\`*_[\]<>|]/g, (c) => `\\${c}`);
+}
