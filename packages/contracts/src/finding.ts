@@ -79,6 +79,34 @@ export interface NormalizedFinding {
   suppression?: FindingSuppression;
   /** With a baseline commit: whether the finding's lines changed since it. */
   introduced?: boolean;
+  /** The taint analysis's verdict on this place (dataflow/): its trace, or that it found none. */
+  dataflow?: FindingDataflow;
+}
+
+/**
+ * `confirmed`: a path from an untrusted source reaches this sink; `trace` shows it.
+ * `unconfirmed`: a pattern finding of a kind the taint analysis covers, in a language it
+ * analyses, where it found no such path (the finding's confidence is then LOW).
+ */
+export interface FindingDataflow {
+  status: "confirmed" | "unconfirmed";
+  /** Where the data came from: an attacker ("remote": a request) or the host ("local": env, files, properties). */
+  source_kind?: "remote" | "local";
+  /** Source first, sink last; empty when unconfirmed. */
+  trace: TraceStep[];
+  /** The pattern findings (analyzer and rule) this taint finding confirms, when any reported the same place. */
+  confirms?: FindingSource[];
+}
+
+export interface TraceStep {
+  file: string;
+  line: number;
+  column: number;
+  kind: "source" | "step" | "call" | "return" | "sink";
+  /** What happens here, e.g. "HTTP request parameter", "assigned to `data`", "passed to `badSink` (parameter 1)". */
+  label: string;
+  /** The line's code, trimmed and capped. */
+  code: string;
 }
 
 export interface FindingFix {

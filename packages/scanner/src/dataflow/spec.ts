@@ -1,0 +1,93 @@
+/**
+ * What a language's table tells the taint analysis: where untrusted data comes from
+ * (sources), which calls are dangerous with it (sinks, one CWE each), and which calls make
+ * it safe (sanitizers). Tables are data: java-spec.ts, python-spec.ts, javascript-spec.ts.
+ *
+ * Matching: a call matches a `CallPattern` when its callee name is one of `names` and, if
+ * given, `path` matches the call's dotted callee path after import resolution (`os.system`,
+ * `child_process.exec`) or `receiver` matches the receiver's dotted text or declared type
+ * (`request`, `HttpServletRequest`). Patterns should be specific enough that a method of the
+ * same name on an unrelated object does not match where that would be common.
+ */
+import type { Severity, Level } from "@ax/contracts";
+
+export interface CallPattern {
+  /** Callee names (`getParameter`, `execute`, `system`). */
+  names: readonly string[];
+  /** Regex tested against the resolved dotted path of the callee (`^os\.system$`). */
+  path?: RegExp;
+  /** Regex tested against the receiver's dotted text or its declared type. */
+  receiver?: RegExp;
+  /** For `new` expressions: match `new Cls(...)` with `names` being class names. */
+  constructor?: boolean;
+}
+
+/** How far a source is from an attacker: a request is "remote"; env, files, properties are "local". */
+export type SourceKind = "remote" | "local";
+
+export interface SourceRule {
+  id: string;
+  /** A call whose result is untrusted. */
+  call?: CallPattern;
+  /** A field or name chain whose value is untrusted, by its dotted path (`^req\.(query|body|params)\b`). */
+  field?: RegExp;
+  kind: SourceKind;
+  /** For the trace: "HTTP request parameter", "environment variable". */
+  label: string;
+}
+
+export interface SinkRule {
+  id: string;
+  call: CallPattern;
+  /**
+   * Which arguments are dangerous when tainted: indexes (0-based), "all", or keyword names
+   * (Python). Default [0].
+   */
+  args?: readonly (number | string)[] | "all";
+  /** Also a sink when the receiver is tainted (`taintedString.execute()` is rare; leave unset). */
+  receiver?: boolean;
+  /**
+   * Only a sink when this holds for the call, e.g. Python `subprocess.run(cmd, shell=True)`:
+   * a keyword that must be present with a truthy constant.
+   */
+  requireKwarg?: { name: string; truthy: boolean };
+  cwe: string;
+  title: string;
+  message: string;
+  severity: Severity;
+  remediation: string;
+}
+
+/** An assignment to a field that is a sink (`el.innerHTML = x`, `response.headers[...] = x`). */
+export interface FieldSinkRule {
+  id: string;
+  /** Regex on the assigned field's name (`^(innerHTML|outerHTML)$`). */
+  field: RegExp;
+  cwe: string;
+  title: string;
+  message: string;
+  severity: Severity;
+  remediation: string;
+}
+
+export interface SanitizerRule {
+  id: string;
+  call: CallPattern;
+  /** CWEs the result is safe for; "*" for all (a number conversion). */
+  cwes: readonly string[] | "*";
+}
+
+export interface LanguageSpec {
+  language: "java" | "python" | "javascript";
+  sources: readonly SourceRule[];
+  sinks: readonly SinkRule[];
+  fieldSinks?: readonly FieldSinkRule[];
+  sanitizers: readonly SanitizerRule[];
+  /**
+   * Methods that store an argument into their receiver (`list.add(x)`, `sb.append(x)`,
+   * `map.put(k, x)`, `out.writeObject(x)`): a tainted argument taints the receiver.
+   */
+  mutators: readonly string[];
+  /** Confidence of a finding by source kind. */
+  confidence?: Partial<Record<SourceKind, Level>>;
+}
