@@ -75,6 +75,16 @@ const seedFinding: NormalizedFinding = {
   fingerprint: "f".repeat(64),
   raw: {},
   fix: { replacement: "db.query('x', [id])", start_byte: 0, end_byte: 18, diff: "--- a/src/db.js\n+++ b/src/db.js\n@@ -1 +1 @@\n-db.query('x' + id)\n+db.query('x', [id])\n" },
+  // A non-null verdict, so that its response schema is checked too.
+  dataflow: {
+    status: "confirmed",
+    source_kind: "remote",
+    trace: [
+      { file: "src/routes.js", line: 8, column: 14, kind: "source", label: "HTTP request parameter", code: "const id = req.query.id;" },
+      { file: "src/db.js", line: 3, column: 1, kind: "sink", label: "SQL query", code: "db.query('x' + id)" },
+    ],
+    confirms: [{ analyzer: "ast-grep", rule_id: "js-sql-injection" }],
+  },
 };
 
 /** A completed scan with one finding, a review request and the ids of all of it. */

@@ -7,7 +7,8 @@ import { migrate } from "./migrate";
 import { authenticate, createToken, generateToken, isWellFormedToken, revokeToken } from "./tokens";
 import { bootstrap } from "./bootstrap";
 import { createGroup, deleteGroup } from "./orgs";
-import { createScan, findOrCreateProject } from "./scans";
+import { createScan, findOrCreateProject, markRunning } from "./scans";
+import { listFindings, storeScanResults } from "./findings";
 
 describe.each(["postgres", "pglite"] as const)("database on %s", (kind) => {
   let database: TestDatabase | undefined;
@@ -67,6 +68,27 @@ describe.each(["postgres", "pglite"] as const)("database on %s", (kind) => {
     const deleted = await deleteGroup(handle.db, t.organization_id, g.id);
     expect(deleted).toMatchObject({ projects: 1, scans: 3, findings: 0 });
     expect(await deleteGroup(handle.db, t.organization_id, g.id)).toBeUndefined();
+  });
+
+  it("stores a finding's dataflow as JSON, NULL without one, and filters by its status", async () => {
+    const t = await bootstrap(handle.db, { orgName: "Flow", email: `f-${kind}@x.test`, displayName: "F", identityProvider: "local", expiresInDays: 1 });
+    const project = await findOrCreateProject(handle.db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: "file:///flow", name: "flow" });
+    const { scan } = await createScan(handle.db, { organizationId: t.organization_id, groupId: t.group_id, projectId: project.id, createdBy: t.user_id, gitUri: "file:///flow", branch: null, idempotencyKey: null, requestHash: null });
+    await markRunning(handle.db, scan.id);
+    const base = { analyzer: "taint", rule_id: "r", title: "t", message: "m", cwe_id: null, cwe_name: null, owasp: null, file: "a.py", end_line: 1, start_column: 1, end_column: 2, snippet: "x", severity: "HIGH" as const, confidence: "HIGH" as const, likelihood: null, impact: null, remediation: null, raw: null };
+    const dataflow = { status: "confirmed" as const, source_kind: "local" as const, trace: [{ file: "a.py", line: 1, column: 5, kind: "sink" as const, label: "eval", code: "eval(x)" }] };
+    await storeScanResults(handle.db, {
+      scanId: scan.id,
+      projectId: project.id,
+      organizationId: t.organization_id,
+      findings: [{ ...base, start_line: 1, fingerprint: "1", dataflow }, { ...base, start_line: 2, fingerprint: "2" }],
+      analyzers: [],
+      languages: ["python"],
+    });
+    const find = (filter: "confirmed" | "unconfirmed" | "none") => listFindings(handle.db, { organizationId: t.organization_id, scanId: scan.id, filters: { dataflow: filter }, limit: 10 });
+    expect((await find("confirmed")).map((f) => [f.fingerprint, f.dataflow])).toEqual([["1", dataflow]]);
+    expect((await find("none")).map((f) => [f.fingerprint, f.dataflow])).toEqual([["2", null]]);
+    expect(await find("unconfirmed")).toEqual([]);
   });
 });
 

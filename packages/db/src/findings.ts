@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { TRIAGE_FIELDS, type AnalyzerRun, type FindingUpdateBody, type NormalizedFinding, type TriageField } from "@ax/contracts";
+import { TRIAGE_FIELDS, type AnalyzerRun, type FindingDataflow, type FindingUpdateBody, type NormalizedFinding, type TriageField } from "@ax/contracts";
 import type { Db } from "./client";
 import { newId } from "./ids";
 import type { Finding, FindingHistory, NewFinding } from "./schema";
@@ -88,6 +88,7 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
         suppression: f.suppression ? JSON.stringify(f.suppression) : null,
         fix: f.fix ? JSON.stringify(f.fix) : null,
         introduced: f.introduced ?? null,
+        dataflow: f.dataflow ? JSON.stringify(f.dataflow) : null,
         ai_class: input.aiLabels?.get(f.fingerprint)?.class ?? null,
         ai_confidence: input.aiLabels?.get(f.fingerprint)?.confidence ?? null,
         ai_model: input.aiLabels?.get(f.fingerprint)?.model ?? null,
@@ -111,7 +112,7 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
     for (const before of prior) {
       if (seen.has(before.fingerprint) || before.status === "FIXED" || !completed.has(before.analyzer)) continue;
       const id = newId();
-      const { id: _id, scan_id: _s, severity_rank: _r, created_at: _c, updated_at: _u, raw, sources, suppression, fix: _fix, introduced: _i, ...rest } = before;
+      const { id: _id, scan_id: _s, severity_rank: _r, created_at: _c, updated_at: _u, raw, sources, suppression, fix: _fix, introduced: _i, dataflow, ...rest } = before;
       rows.push({
         ...rest,
         id,
@@ -125,6 +126,8 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
         suppression: suppression ? JSON.stringify(suppression) : null,
         fix: null,
         introduced: null,
+        // What the earlier scan traced, kept like its sources: it shows what was fixed.
+        dataflow: dataflow ? JSON.stringify(dataflow) : null,
       });
       history.push({ finding_id: id, changes: { status: { from: before.status, to: "FIXED" } }, from: before.id, version: 2 });
     }
@@ -219,6 +222,8 @@ export interface FindingFilters {
   /** The review model's label: TRUE_POSITIVE, FALSE_POSITIVE. */
   aiClass?: string[] | undefined;
   minAiConfidence?: number | undefined;
+  /** The taint analysis's verdict; "none": findings it did not judge. */
+  dataflow?: FindingDataflow["status"] | "none" | undefined;
 }
 
 export interface FindingCursor {
@@ -259,6 +264,8 @@ export function listFindings(
   if (f.baseline?.length) query = query.where("baseline_state", "in", f.baseline as ("new" | "unchanged" | "absent")[]);
   if (f.aiClass?.length) query = query.where("ai_class", "in", f.aiClass);
   if (f.minAiConfidence !== undefined) query = query.where("ai_confidence", ">=", f.minAiConfidence);
+  if (f.dataflow === "none") query = query.where("dataflow", "is", null);
+  else if (f.dataflow) query = query.where(sql<boolean>`dataflow->>'status' = ${f.dataflow}`);
   if (f.file) {
     // A path prefix: escape LIKE's wildcards so that '%' in a name matches itself.
     const escaped = f.file.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { FindingDataflow } from "@ax/contracts";
 
 /** Row types of the tables in migrations/*.sql; keep the two in step. */
 
@@ -125,6 +126,8 @@ export interface FindingsTable {
   suppression: Json<{ kind: string; reason: string; line: number }> | null;
   fix: Json<{ replacement: string; start_byte: number; end_byte: number; description?: string; diff?: string }> | null;
   introduced: boolean | null;
+  /** The taint analysis's verdict and trace; null when it did not judge the finding. */
+  dataflow: Json<FindingDataflow> | null;
   /** The review model's label (auto-triage); separate from the reviewer's `status`. */
   ai_class: string | null;
   ai_confidence: number | null;

@@ -127,6 +127,21 @@ describe("runAnalyzers", () => {
     expect(second.findings.map((f) => f.fingerprint).sort()).toEqual(fresh.findings.map((f) => f.fingerprint).sort());
   });
 
+  it("caches what the analyzer reported, not what postprocess adds to it", async () => {
+    // Postprocess runs on every scan after the cache (suppressions, merged sources, the taint
+    // analysis's `dataflow`, which depends on other files): a cached entry must not hold it.
+    const dir = tree({ "a.py": "eval(x)  # ax-ignore: a constant\n" });
+    git(dir, "init", "-q");
+    commitAll(dir, "c");
+    const cache = new MemoryAnalysisCache();
+    const result = await run(dir, [recorder("py", ["python"]).analyzer], { cache, blobs: await listBlobs(dir) });
+    expect(result.findings[0]).toMatchObject({ suppression: { kind: "inline" }, sources: [{ analyzer: "py" }] });
+    result.findings[0]!.dataflow = { status: "unconfirmed", trace: [] };
+    const [entry] = [...cache.entries.values()];
+    expect(entry).toHaveLength(1);
+    expect(Object.keys(entry![0]!).filter((k) => ["suppression", "sources", "dataflow", "file", "fingerprint"].includes(k))).toEqual([]);
+  });
+
   it("does not cache a run that did not complete", async () => {
     const dir = tree({ "a.py": "1\n" });
     git(dir, "init", "-q");

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FINDING_STATUSES, LEVELS, SCAN_PHASES, SCAN_STATES, SEVERITIES } from "@ax/contracts";
+import { FINDING_STATUSES, LEVELS, SCAN_PHASES, SCAN_STATES, SEVERITIES, type FindingDataflow, type TraceStep } from "@ax/contracts";
 
 /** Shapes of responses and shared inputs, for validation and for the OpenAPI document. */
 
@@ -64,6 +64,22 @@ export const ScanView = z.object({
   duration_ms: z.number().nullable(),
 });
 
+// The contract's unions as lists (`satisfies` refuses a value the contract does not have).
+export const DATAFLOW_STATUSES = ["confirmed", "unconfirmed"] as const satisfies readonly FindingDataflow["status"][];
+const SOURCE_KINDS = ["remote", "local"] as const satisfies readonly NonNullable<FindingDataflow["source_kind"]>[];
+const TRACE_KINDS = ["source", "step", "call", "return", "sink"] as const satisfies readonly TraceStep["kind"][];
+
+const SourceView = z.object({ analyzer: z.string(), rule_id: z.string() });
+
+export const DataflowView = z.object({
+  status: z.enum(DATAFLOW_STATUSES).describe("`confirmed`: a path from an untrusted source reaches this place; `unconfirmed`: the taint analysis covers this kind of finding and found no such path."),
+  source_kind: z.enum(SOURCE_KINDS).nullable().describe("Where the data came from: `remote` (a request) or `local` (environment, files, properties)."),
+  trace: z
+    .array(z.object({ file: z.string(), line: z.number().int(), column: z.number().int(), kind: z.enum(TRACE_KINDS), label: z.string(), code: z.string() }))
+    .describe("Source first, sink last; empty when unconfirmed."),
+  confirms: z.array(SourceView).describe("The pattern rules that reported the same place, which this trace confirms."),
+});
+
 export const FindingView = z.object({
   finding_id: z.string(),
   scan_id: z.string(),
@@ -85,7 +101,7 @@ export const FindingView = z.object({
   first_seen_scan_id: z.string().nullable(),
   baseline_state: z.enum(["new", "unchanged", "absent"]),
   introduced: z.boolean().nullable(),
-  sources: z.array(z.object({ analyzer: z.string(), rule_id: z.string() })),
+  sources: z.array(SourceView),
   suppression: z.object({ kind: z.string(), reason: z.string(), line: z.number().int() }).nullable(),
   has_fix: z.boolean(),
   status: z.enum(FINDING_STATUSES),
@@ -103,6 +119,7 @@ export const FindingView = z.object({
     })
     .nullable()
     .describe("The review model's label (auto-triage). Separate from `status`, which only a reviewer sets."),
+  dataflow: DataflowView.nullable().describe("The taint analysis's verdict and trace; null when it did not judge this finding."),
   version: z.number().int(),
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),

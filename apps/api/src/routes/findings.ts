@@ -4,7 +4,7 @@ import { aiCursorOf, findingHistory, getFinding, isId, listFindings, updateFindi
 import type { AppDeps } from "../http/context";
 import { AppError, badRequest, notFound, preconditionFailed } from "../http/errors";
 import { defineRoute, type AnyRoute } from "../http/route";
-import { Cursor, CsvList, ErrorBody, FindingView, HistoryView, Id, Limit, QueryBool, commonErrors, listOf } from "../http/schemas";
+import { Cursor, CsvList, DATAFLOW_STATUSES, ErrorBody, FindingView, HistoryView, Id, Limit, QueryBool, commonErrors, listOf } from "../http/schemas";
 import { decodeCursor, encodeCursor, isCursorText, presentFinding, presentHistory } from "../services/presenters";
 import { loadScan } from "./scans";
 
@@ -55,7 +55,7 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
       operationId: "listFindings",
       summary: "Findings of a scan, most severe first, with filters and cursor pagination",
       description:
-        "Filters take comma-separated values: `severity=high,critical`, `status=to review`, `cwe=CWE-89`, `rule=…`, `analyzer=…`, `baseline=new`; `file` is a path prefix; `suppressed=false` hides findings suppressed in the source; `introduced=true` keeps only findings on lines changed since the scan's `baseline_commit` (a pull-request check). `ai_class=false_positive` and `min_ai_confidence=0.9` filter by the review model's label; `sort=ai_confidence` (least sure first) or `sort=-ai_confidence` (surest first) orders by it, unlabelled findings last.",
+        "Filters take comma-separated values: `severity=high,critical`, `status=to review`, `cwe=CWE-89`, `rule=…`, `analyzer=…`, `baseline=new`; `file` is a path prefix; `suppressed=false` hides findings suppressed in the source; `introduced=true` keeps only findings on lines changed since the scan's `baseline_commit` (a pull-request check). `ai_class=false_positive` and `min_ai_confidence=0.9` filter by the review model's label; `sort=ai_confidence` (least sure first) or `sort=-ai_confidence` (surest first) orders by it, unlabelled findings last. `dataflow=confirmed` keeps the findings the taint analysis traced from an untrusted source, `dataflow=unconfirmed` those where it found no such path, `dataflow=none` those it did not judge.",
       tags: ["Vulnerabilities"],
       params: z.object({ scan_id: Id }),
       query: z.object({
@@ -70,6 +70,7 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
         introduced: QueryBool,
         ai_class: AiClassList,
         min_ai_confidence: z.coerce.number({ error: "must be a number" }).min(0).max(1).optional(),
+        dataflow: z.enum([...DATAFLOW_STATUSES, "none"], { error: "dataflow takes confirmed, unconfirmed or none" }).optional(),
         sort: z.enum(["severity", "ai_confidence", "-ai_confidence"], { error: "sort takes severity, ai_confidence or -ai_confidence" }).default("severity"),
         cursor: Cursor,
         limit: Limit(500, 100),
@@ -95,6 +96,7 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
             file: query.file,
             aiClass: query.ai_class,
             minAiConfidence: query.min_ai_confidence,
+            dataflow: query.dataflow,
           },
           order,
           after,

@@ -1,3 +1,4 @@
+import type { FindingDataflow } from "@ax/contracts";
 import type { ApiToken, Finding, FindingHistory, Group, Project, Scan } from "@ax/db";
 import { isUnsafeText } from "../http/text-safety";
 
@@ -65,9 +66,20 @@ export function presentFinding(f: Finding) {
     likelihood: f.likelihood,
     confidence: f.confidence,
     ai: f.ai_class && f.ai_confidence !== null && f.ai_model ? { class: f.ai_class, confidence: f.ai_confidence, model: f.ai_model } : null,
+    dataflow: f.dataflow ? presentDataflow(f.dataflow) : null,
     version: f.version,
     created_at: iso(f.created_at),
     updated_at: iso(f.updated_at),
+  };
+}
+
+/** Every key always present (optional ones as null or []), and only the contract's keys. */
+function presentDataflow(d: FindingDataflow) {
+  return {
+    status: d.status,
+    source_kind: d.source_kind ?? null,
+    trace: d.trace.map((t) => ({ file: t.file, line: t.line, column: t.column, kind: t.kind, label: t.label, code: t.code })),
+    confirms: (d.confirms ?? []).map((c) => ({ analyzer: c.analyzer, rule_id: c.rule_id })),
   };
 }
 

@@ -1,14 +1,21 @@
-import type { AnalyzerRun } from "@ax/contracts";
+import type { AnalyzerRun, FindingDataflow, TraceStep } from "@ax/contracts";
 import type { Finding, Scan } from "@ax/db";
 
 /**
  * SARIF 2.1.0, one run per analyzer, as GitHub code scanning and most IDEs read it: rules
  * with CWE tags and a security-severity, results with a partialFingerprint so that alerts
- * are matched across runs, triage as suppressions, and FIXED findings as baselineState
- * "absent".
+ * are matched across runs, triage as suppressions, FIXED findings as baselineState
+ * "absent", and a confirmed taint trace as a code flow.
  */
 const LEVEL: Record<string, "error" | "warning" | "note"> = { CRITICAL: "error", HIGH: "error", MEDIUM: "warning", LOW: "note", INFO: "note" };
 const SECURITY_SEVERITY: Record<string, string> = { CRITICAL: "9.5", HIGH: "8.0", MEDIUM: "5.5", LOW: "3.0", INFO: "1.0" };
+
+/**
+ * A repository path as SARIF's artifactLocation.uri, a URI reference: each segment
+ * percent-encoded, so that a space, '%' or '#' in a name (or ':' in a first segment, read as
+ * a scheme) keeps the log valid. Ordinary paths come out unchanged.
+ */
+const uriOf = (file: string) => file.split("/").map(encodeURIComponent).join("/");
 
 export function toSarif(scan: Scan, findings: Finding[]) {
   const analyzers = (scan.analyzers as AnalyzerRun[]).map((a) => a.name);
@@ -73,11 +80,12 @@ function resultOf(f: Finding, ruleIndex: number) {
     locations: [
       {
         physicalLocation: {
-          artifactLocation: { uri: f.file, uriBaseId: "%SRCROOT%" },
+          artifactLocation: { uri: uriOf(f.file), uriBaseId: "%SRCROOT%" },
           region: { startLine: f.start_line, startColumn: f.start_column, endLine: f.end_line, endColumn: f.end_column, snippet: { text: f.snippet } },
         },
       },
     ],
+    ...(f.dataflow?.status === "confirmed" && f.dataflow.trace.length > 0 ? { codeFlows: [codeFlowOf(f.dataflow)] } : {}),
     partialFingerprints: { "axFingerprint/v1": f.fingerprint },
     baselineState: f.baseline_state,
     ...(suppressions.length ? { suppressions } : {}),
@@ -91,8 +99,30 @@ function resultOf(f: Finding, ruleIndex: number) {
       ...(f.cwe_id ? { cwe: f.cwe_id } : {}),
       ...(f.introduced !== null ? { introduced: f.introduced } : {}),
       sources: f.sources,
+      ...(f.dataflow ? { dataflow: f.dataflow.status, ...(f.dataflow.source_kind ? { dataflow_source_kind: f.dataflow.source_kind } : {}) } : {}),
     },
   };
+}
+
+/** The trace as one thread flow, source first; each step's label is its location's message. */
+function codeFlowOf(d: FindingDataflow) {
+  return {
+    threadFlows: [
+      {
+        locations: d.trace.map((t) => ({
+          location: { physicalLocation: { artifactLocation: { uri: uriOf(t.file), uriBaseId: "%SRCROOT%" }, ...regionOf(t) }, message: { text: t.label } },
+          kinds: [t.kind],
+          properties: { code: t.code },
+        })),
+      },
+    ],
+  };
+}
+
+/** SARIF counts lines and columns from 1 (minimum 1): a step without a valid place gets no region. */
+function regionOf(t: TraceStep) {
+  if (!(t.line >= 1)) return {};
+  return { region: { startLine: t.line, ...(t.column >= 1 ? { startColumn: t.column } : {}) } };
 }
 
 /** SARIF's fix: the replaced region in bytes, which is exactly what the analyzer gave us. */
@@ -102,7 +132,7 @@ function fixOf(f: Finding) {
     description: { text: fix.description ?? f.remediation ?? "Apply the suggested change." },
     artifactChanges: [
       {
-        artifactLocation: { uri: f.file, uriBaseId: "%SRCROOT%" },
+        artifactLocation: { uri: uriOf(f.file), uriBaseId: "%SRCROOT%" },
         replacements: [{ deletedRegion: { byteOffset: fix.start_byte, byteLength: fix.end_byte - fix.start_byte }, insertedContent: { text: fix.replacement } }],
       },
     ],
