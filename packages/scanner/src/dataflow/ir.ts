@@ -63,8 +63,12 @@ export type LValue =
   | { k: "destructure"; targets: LValue[]; loc: Loc };
 
 export type Stmt =
-  /** `op` is "=" or a compound operator ("+=", "|=", …). A declaration with an initializer is an assign. */
-  | { k: "assign"; target: LValue; value: Expr; op: string; loc: Loc }
+  /**
+   * `op` is "=" or a compound operator ("+=", "|=", …). A declaration with an initializer is
+   * an assign with `decl` set (where the language marks declarations: Java, JS `let`/`const`/`var`),
+   * so that a write to a field of the same name is told apart from a new local.
+   */
+  | { k: "assign"; target: LValue; value: Expr; op: string; loc: Loc; decl?: boolean }
   /** A declaration without an initializer (`String data;`): the variable exists, unknown value, untainted. */
   | { k: "declare"; name: string; loc: Loc }
   | { k: "expr"; expr: Expr; loc: Loc }

@@ -19,7 +19,7 @@ export interface CallPattern {
   /** Regex tested against the receiver's dotted text or its declared type. */
   receiver?: RegExp;
   /** For `new` expressions: match `new Cls(...)` with `names` being class names. */
-  constructor?: boolean;
+  isNew?: boolean;
 }
 
 /** How far a source is from an attacker: a request is "remote"; env, files, properties are "local". */

@@ -1,0 +1,408 @@
+/**
+ * Java → dataflow IR (ir.ts), from tree-sitter-java through @ast-grep/napi. Classes become
+ * ClassIR with their fields; methods, constructors, static initialisers and lambdas become
+ * FunctionIR. Spring's request-binding annotations mark parameters as sources.
+ */
+import type { SgNode } from "@ast-grep/napi";
+import type { ClassIR, Expr, FunctionIR, LValue, Loc, ModuleIR, Param, Stmt } from "./ir";
+import { chainPath, kindOf, locOf, namedChildren, unknown } from "./lower-util";
+import { parseSource } from "./parser";
+
+const SPRING_SOURCES = new Set(["RequestParam", "PathVariable", "RequestBody", "RequestHeader", "CookieValue", "RequestPart", "MatrixVariable", "ModelAttribute"]);
+const TYPE_DECLS = new Set(["class_declaration", "interface_declaration", "enum_declaration", "record_declaration"]);
+
+export function lowerJava(file: string, source: string): ModuleIR {
+  const root = parseSource("java", source).root();
+  const lowering = new JavaLowering();
+  for (const node of namedChildren(root)) {
+    if (kindOf(node) === "import_declaration") lowering.addImport(node);
+    else if (TYPE_DECLS.has(kindOf(node))) lowering.typeDecl(node);
+  }
+  return { file, language: "java", functions: lowering.functions, classes: lowering.classes, imports: lowering.imports };
+}
+
+class JavaLowering {
+  functions: FunctionIR[] = [];
+  classes: ClassIR[] = [];
+  imports: Record<string, string> = {};
+  private lambdas = 0;
+  private cls: string | null = null;
+
+  addImport(node: SgNode): void {
+    const text = node.text().replace(/^import\s+(static\s+)?/, "").replace(/;\s*$/, "").trim();
+    if (text.endsWith("*")) return;
+    const simple = text.split(".").pop();
+    if (simple) this.imports[simple] = text;
+  }
+
+  typeDecl(node: SgNode): void {
+    const name = node.field("name")?.text() ?? "<anonymous>";
+    const outer = this.cls;
+    this.cls = name;
+    const superNode = node.field("superclass");
+    const cls: ClassIR = {
+      name,
+      superclass: superNode ? simpleType(namedChildren(superNode)[0]?.text() ?? "") : null,
+      interfaces: (node.field("interfaces")?.findAll({ rule: { kind: "type_identifier" } }) ?? []).map((t) => t.text()),
+      fields: [],
+    };
+    this.classes.push(cls);
+    const body = node.field("body");
+    for (const member of body ? namedChildren(body) : []) this.member(member, cls);
+    this.cls = outer;
+  }
+
+  private member(member: SgNode, cls: ClassIR): void {
+    const kind = kindOf(member);
+    if (kind === "field_declaration" || kind === "constant_declaration") {
+      const mods = modifiers(member);
+      const isStatic = mods.has("static") || kind === "constant_declaration";
+      const isFinal = mods.has("final") || kind === "constant_declaration";
+      for (const d of member.findAll({ rule: { kind: "variable_declarator" } })) {
+        if (d.parent()?.id() !== member.id()) continue;
+        const value = d.field("value");
+        cls.fields.push({ name: d.field("name")?.text() ?? "", value: value ? this.expr(value) : null, isStatic, isFinal, loc: locOf(d) });
+      }
+    } else if (kind === "method_declaration" || kind === "constructor_declaration" || kind === "compact_constructor_declaration") {
+      const mods = modifiers(member);
+      const params = this.params(member.field("parameters"));
+      const body = member.field("body");
+      this.functions.push({
+        name: kind === "method_declaration" ? (member.field("name")?.text() ?? "") : "<init>",
+        cls: this.cls,
+        params: params.params,
+        body: body ? this.block(body) : [],
+        loc: locOf(member),
+        isStatic: mods.has("static"),
+        isConstructor: kind !== "method_declaration",
+        ...(params.sources.length ? { sourceParams: params.sources } : {}),
+      });
+    } else if (kind === "static_initializer" || kind === "block") {
+      const block = kind === "block" ? member : namedChildren(member).find((c) => kindOf(c) === "block");
+      if (block) this.functions.push({ name: "<clinit>", cls: this.cls, params: [], body: this.block(block), loc: locOf(member), isStatic: true });
+    } else if (TYPE_DECLS.has(kind)) {
+      this.typeDecl(member);
+    }
+  }
+
+  private params(node: SgNode | null): { params: Param[]; sources: { index: number; label: string }[] } {
+    const params: Param[] = [];
+    const sources: { index: number; label: string }[] = [];
+    for (const p of node ? namedChildren(node) : []) {
+      if (kindOf(p) !== "formal_parameter" && kindOf(p) !== "spread_parameter") continue;
+      const nameNode = p.field("name") ?? namedChildren(p).filter((c) => kindOf(c) === "identifier").pop() ?? namedChildren(p).find((c) => kindOf(c) === "variable_declarator")?.field("name");
+      const name = nameNode?.text() ?? `<p${params.length}>`;
+      const type = p.field("type")?.text();
+      const annotation = p.findAll({ rule: { any: [{ kind: "marker_annotation" }, { kind: "annotation" }] } }).map((a) => a.field("name")?.text() ?? "").find((n) => SPRING_SOURCES.has(n));
+      if (annotation) sources.push({ index: params.length, label: `Spring @${annotation} parameter \`${name}\`` });
+      params.push({ name, ...(type ? { type: simpleType(type) } : {}) });
+    }
+    return { params, sources };
+  }
+
+  block(node: SgNode): Stmt[] {
+    const out: Stmt[] = [];
+    for (const child of namedChildren(node)) out.push(...this.stmt(child));
+    return out;
+  }
+
+  private body(node: SgNode | null): Stmt[] {
+    if (!node) return [];
+    return kindOf(node) === "block" ? this.block(node) : this.stmt(node);
+  }
+
+  stmt(node: SgNode): Stmt[] {
+    const loc = locOf(node);
+    switch (kindOf(node)) {
+      case "block":
+      case "constructor_body":
+        return [{ k: "block", body: this.block(node), loc }];
+      case "local_variable_declaration":
+        return this.declaration(node);
+      case "expression_statement": {
+        const inner = namedChildren(node)[0];
+        return inner ? this.exprStmt(inner) : [];
+      }
+      case "if_statement":
+        return [{ k: "if", test: this.cond(node.field("condition")), then: this.body(node.field("consequence")), else: this.body(node.field("alternative")), loc }];
+      case "while_statement":
+        return [{ k: "loop", kind: "while", test: this.cond(node.field("condition")), init: [], update: [], body: this.body(node.field("body")), loc }];
+      case "do_statement":
+        return [{ k: "loop", kind: "do", test: this.cond(node.field("condition")), init: [], update: [], body: this.body(node.field("body")), loc }];
+      case "for_statement": {
+        const init = node.fieldChildren("init").flatMap((c) => (kindOf(c) === "local_variable_declaration" ? this.declaration(c) : this.exprStmt(c)));
+        const condition = node.field("condition");
+        const update = node.fieldChildren("update").flatMap((c) => this.exprStmt(c));
+        return [{ k: "loop", kind: "for", test: condition ? this.expr(condition) : null, init, update, body: this.body(node.field("body")), loc }];
+      }
+      case "enhanced_for_statement": {
+        const nameNode = node.field("name");
+        const value = node.field("value");
+        const target: LValue = { k: "var", name: nameNode?.text() ?? "<each>", loc: nameNode ? locOf(nameNode) : loc };
+        return [{ k: "loop", kind: "foreach", test: null, init: [], update: [], body: this.body(node.field("body")), each: { target, iterable: value ? this.expr(value) : unknown(node, []) }, loc }];
+      }
+      case "return_statement": {
+        const value = namedChildren(node)[0];
+        return [{ k: "return", value: value ? this.expr(value) : null, loc }];
+      }
+      case "throw_statement": {
+        const value = namedChildren(node)[0];
+        return [{ k: "throw", value: value ? this.expr(value) : null, loc }];
+      }
+      case "break_statement":
+        return [{ k: "break", loc }];
+      case "continue_statement":
+        return [{ k: "continue", loc }];
+      case "try_statement":
+      case "try_with_resources_statement":
+        return [this.tryStmt(node)];
+      case "switch_expression":
+      case "switch_statement":
+        return [this.switchStmt(node)];
+      case "labeled_statement":
+      case "synchronized_statement": {
+        const inner = namedChildren(node).filter((c) => kindOf(c) !== "identifier" && kindOf(c) !== "parenthesized_expression");
+        return inner.flatMap((c) => this.stmt(c));
+      }
+      case "local_class_declaration":
+      case "class_declaration":
+        this.typeDecl(node);
+        return [];
+      case "yield_statement": {
+        const value = namedChildren(node)[0];
+        return value ? [{ k: "expr", expr: this.expr(value), loc }] : [];
+      }
+      default:
+        return [{ k: "expr", expr: this.expr(node), loc }];
+    }
+  }
+
+  private declaration(node: SgNode): Stmt[] {
+    const out: Stmt[] = [];
+    for (const d of namedChildren(node).filter((c) => kindOf(c) === "variable_declarator")) {
+      const nameNode = d.field("name");
+      const name = nameNode?.text() ?? "";
+      const value = d.field("value");
+      if (value) out.push({ k: "assign", target: { k: "var", name, loc: locOf(d) }, value: this.expr(value), op: "=", loc: locOf(d), decl: true });
+      else out.push({ k: "declare", name, loc: locOf(d) });
+    }
+    return out;
+  }
+
+  private exprStmt(node: SgNode): Stmt[] {
+    const loc = locOf(node);
+    if (kindOf(node) === "assignment_expression") {
+      const left = node.field("left");
+      const right = node.field("right");
+      const op = node.field("operator")?.text() ?? "=";
+      if (left && right) return [{ k: "assign", target: this.lvalue(left), value: this.expr(right), op, loc }];
+    }
+    if (kindOf(node) === "update_expression") {
+      const target = namedChildren(node)[0];
+      if (target) return [{ k: "assign", target: this.lvalue(target), value: { k: "unknown", parts: [this.expr(target)], loc }, op: "+=", loc }];
+    }
+    return [{ k: "expr", expr: this.expr(node), loc }];
+  }
+
+  private tryStmt(node: SgNode): Stmt {
+    const loc = locOf(node);
+    const body: Stmt[] = [];
+    const resources = node.field("resources");
+    for (const r of resources ? namedChildren(resources) : []) {
+      const value = r.field("value");
+      const name = r.field("name")?.text();
+      if (value && name) body.push({ k: "assign", target: { k: "var", name, loc: locOf(r) }, value: this.expr(value), op: "=", loc: locOf(r), decl: true });
+    }
+    const block = node.field("body");
+    if (block) body.push(...this.block(block));
+    const handlers: { param: string | null; body: Stmt[] }[] = [];
+    let fin: Stmt[] = [];
+    for (const child of namedChildren(node)) {
+      if (kindOf(child) === "catch_clause") {
+        const param = child.find({ rule: { kind: "catch_formal_parameter" } })?.field("name")?.text() ?? null;
+        const hb = child.field("body");
+        handlers.push({ param, body: hb ? this.block(hb) : [] });
+      } else if (kindOf(child) === "finally_clause") {
+        const fb = namedChildren(child).find((c) => kindOf(c) === "block");
+        fin = fb ? this.block(fb) : [];
+      }
+    }
+    return { k: "try", body, handlers, finally: fin, loc };
+  }
+
+  private switchStmt(node: SgNode): Stmt {
+    const loc = locOf(node);
+    const test = this.cond(node.field("condition"));
+    const cases: { values: Expr[] | null; body: Stmt[] }[] = [];
+    const block = node.field("body");
+    for (const group of block ? namedChildren(block) : []) {
+      if (kindOf(group) !== "switch_block_statement_group" && kindOf(group) !== "switch_rule") continue;
+      const label = namedChildren(group).find((c) => kindOf(c) === "switch_label");
+      const values = label && label.text().trim().startsWith("case") ? namedChildren(label).map((v) => this.expr(v)) : null;
+      const body = namedChildren(group)
+        .filter((c) => kindOf(c) !== "switch_label")
+        .flatMap((c) => (kindOf(c) === "expression_statement" || kindOf(c).endsWith("statement") || kindOf(c) === "block" || kindOf(c).endsWith("declaration") ? this.stmt(c) : [{ k: "expr" as const, expr: this.expr(c), loc: locOf(c) }]));
+      // An arrow rule never falls through.
+      if (kindOf(group) === "switch_rule") body.push({ k: "break", loc: locOf(group) });
+      cases.push({ values, body });
+    }
+    return { k: "switch", test, cases, loc };
+  }
+
+  private cond(node: SgNode | null): Expr {
+    if (!node) return { k: "const", value: true, loc: { line: 0, column: 0, endLine: 0, endColumn: 0 } };
+    return this.expr(node);
+  }
+
+  private lvalue(node: SgNode): LValue {
+    const e = this.expr(node);
+    if (e.k === "var" || e.k === "field" || e.k === "index") return e;
+    return { k: "var", name: `<lvalue@${e.loc.line}>`, loc: e.loc };
+  }
+
+  expr(node: SgNode): Expr {
+    const loc = locOf(node);
+    const kind = kindOf(node);
+    switch (kind) {
+      case "parenthesized_expression": {
+        const inner = namedChildren(node)[0];
+        return inner ? this.expr(inner) : unknown(node, []);
+      }
+      case "string_literal":
+      case "text_block":
+        return { k: "const", value: stringValue(node), loc };
+      case "character_literal":
+        return { k: "const", value: node.text().slice(1, -1), loc };
+      case "decimal_integer_literal":
+      case "hex_integer_literal":
+      case "octal_integer_literal":
+      case "binary_integer_literal":
+      case "decimal_floating_point_literal":
+      case "hex_floating_point_literal": {
+        const n = Number(node.text().replace(/[_lLfFdD]/g, ""));
+        return Number.isFinite(n) ? { k: "const", value: n, loc } : unknown(node, []);
+      }
+      case "true":
+        return { k: "const", value: true, loc };
+      case "false":
+        return { k: "const", value: false, loc };
+      case "null_literal":
+        return { k: "const", value: null, loc };
+      case "identifier":
+      case "type_identifier":
+        return { k: "var", name: node.text(), loc };
+      case "this":
+        return { k: "this", loc };
+      case "field_access": {
+        const object = node.field("object");
+        const name = node.field("field")?.text() ?? "";
+        const obj = object ? this.expr(object) : ({ k: "this", loc } as Expr);
+        const base = chainPath(obj);
+        return { k: "field", object: obj, name, ...(base ? { path: `${base}.${name}` } : {}), loc };
+      }
+      case "scoped_identifier": {
+        const parts = node.text().split(".");
+        const name = parts.pop() ?? "";
+        const base = parts.join(".");
+        return { k: "field", object: { k: "var", name: base, loc }, name, path: node.text(), loc };
+      }
+      case "method_invocation":
+        return this.call(node);
+      case "object_creation_expression": {
+        const type = node.field("type")?.text() ?? "";
+        const args = node.field("arguments");
+        return { k: "new", cls: simpleType(type), args: args ? namedChildren(args).map((a) => this.expr(a)) : [], loc, text: node.text().slice(0, 200) };
+      }
+      case "binary_expression": {
+        const left = node.field("left");
+        const right = node.field("right");
+        if (!left || !right) return unknown(node, []);
+        return { k: "binary", op: node.field("operator")?.text() ?? "?", left: this.expr(left), right: this.expr(right), loc };
+      }
+      case "unary_expression": {
+        const operand = node.field("operand");
+        return operand ? { k: "unary", op: node.field("operator")?.text() ?? "?", arg: this.expr(operand), loc } : unknown(node, []);
+      }
+      case "ternary_expression": {
+        const c = node.field("condition");
+        const a = node.field("consequence");
+        const b = node.field("alternative");
+        if (!c || !a || !b) return unknown(node, []);
+        return { k: "cond", test: this.expr(c), then: this.expr(a), else: this.expr(b), loc };
+      }
+      case "array_access": {
+        const array = node.field("array");
+        const index = node.field("index");
+        if (!array || !index) return unknown(node, []);
+        return { k: "index", object: this.expr(array), index: this.expr(index), loc };
+      }
+      case "array_creation_expression": {
+        const init = node.field("value");
+        return init ? this.expr(init) : { k: "array", items: [], loc };
+      }
+      case "array_initializer":
+        return { k: "array", items: namedChildren(node).map((c) => this.expr(c)), loc };
+      case "cast_expression": {
+        const value = node.field("value");
+        return value ? { k: "cast", arg: this.expr(value), loc } : unknown(node, []);
+      }
+      case "lambda_expression":
+        return this.lambda(node);
+      case "assignment_expression": {
+        // An assignment used as a value: its value is the right side.
+        const right = node.field("right");
+        return right ? this.expr(right) : unknown(node, []);
+      }
+      case "class_literal":
+        return { k: "const", value: node.text(), loc };
+      default:
+        return unknown(node, namedChildren(node).map((c) => this.expr(c)));
+    }
+  }
+
+  private call(node: SgNode): Expr {
+    const loc = locOf(node);
+    const object = node.field("object");
+    const name = node.field("name")?.text() ?? "";
+    const argsNode = node.field("arguments");
+    const args = argsNode ? namedChildren(argsNode).map((a) => this.expr(a)) : [];
+    const receiver = object ? this.expr(object) : null;
+    const base = receiver ? chainPath(receiver) : undefined;
+    // Paths stay as written (`URLEncoder.encode`, `System.getenv`): Java code names classes by their simple names.
+    const path = receiver ? (base ? `${base}.${name}` : undefined) : name;
+    return { k: "call", callee: name, receiver, args, ...(path ? { path } : {}), loc, text: node.text().slice(0, 200) };
+  }
+
+  private lambda(node: SgNode): Expr {
+    const loc = locOf(node);
+    const name = `<lambda@${loc.line}:${loc.column}#${this.lambdas++}>`;
+    const paramsNode = node.field("parameters");
+    const params: Param[] = paramsNode
+      ? kindOf(paramsNode) === "identifier"
+        ? [{ name: paramsNode.text() }]
+        : paramsNode.findAll({ rule: { kind: "identifier" } }).filter((i) => i.parent()?.kind?.() !== "type_identifier").map((i) => ({ name: i.text() }))
+      : [];
+    const body = node.field("body");
+    const stmts: Stmt[] = !body ? [] : kindOf(body) === "block" ? this.block(body) : [{ k: "return", value: this.expr(body), loc: locOf(body) }];
+    this.functions.push({ name, cls: this.cls, params, body: stmts, loc });
+    return { k: "lambda", name, loc };
+  }
+}
+
+function modifiers(node: SgNode): Set<string> {
+  const mods = namedChildren(node).find((c) => kindOf(c) === "modifiers");
+  return new Set(mods ? mods.text().split(/\s+/).filter((w) => /^[a-z]+$/.test(w)) : []);
+}
+
+/** `java.util.List<String>[]` → `List`. */
+export function simpleType(type: string): string {
+  return type.replace(/<.*$/s, "").replace(/\[\]/g, "").split(".").pop()?.trim() ?? type;
+}
+
+function stringValue(node: SgNode): string {
+  const text = node.text();
+  const body = text.startsWith('"""') ? text.slice(3, -3) : text.slice(1, -1);
+  return body.replace(/\\(.)/g, (_, c: string) => ({ n: "\n", t: "\t", r: "\r", "0": "\0" })[c] ?? c);
+}
+
+export type { Loc };
