@@ -8,6 +8,7 @@ import { mkdir, readdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join, posix, relative, sep } from "node:path";
 import type { AnalyzerRun } from "@ax/contracts";
 import type { RuleMeta } from "@ax/rules";
+import { DATAFLOW, JAVA_SPEC } from "@ax/scanner";
 import { cppcheckCatalog, flawfinderCatalog, type ToolCatalog } from "./c-scope";
 import { scoreCastle, type CastleResult } from "./castle";
 import { cweNumber } from "./cwe";
@@ -36,6 +37,11 @@ export interface JulietSuiteResult {
   rows: CweResult[];
   inScope: Averages;
   all: Averages;
+  /**
+   * Java: the same scan scored as the pattern rules alone report it (every finding of the
+   * other analyzers, whatever the taint analysis said), for the before/after table.
+   */
+  patternOnly?: { rows: CweResult[]; inScope: Averages };
   findings: number;
   scanMs: number;
   indexMs: number;
@@ -134,7 +140,11 @@ export async function runJulietJava(opts: { datasets: string; scratch: string; r
   await opts.onScanned?.({ root, findings: scan.findings, index });
 
   const covered = new Set(opts.rules.map((r) => cweNumber(r.cwe)).filter((n): n is number => n !== null));
-  const rows = scoreJuliet(index, scan.findings, { language: "java", coveredCwes: covered });
+  for (const sink of JAVA_SPEC.sinks) covered.add(cweNumber(sink.cwe) ?? -1);
+  // What a scan reports by default: everything but the pattern findings the taint analysis
+  // found no path to (those stay, at LOW confidence, labelled unconfirmed).
+  const rows = scoreJuliet(index, scan.findings.filter((f) => f.dataflow?.status !== "unconfirmed"), { language: "java", coveredCwes: covered });
+  const patternRows = scoreJuliet(index, scan.findings.filter((f) => f.analyzer !== DATAFLOW), { language: "java", coveredCwes: covered });
   const rulesFor: Record<string, string[]> = {};
   for (const row of rows) {
     const ids = opts.rules.filter((r) => row.accepted.includes(cweNumber(r.cwe) ?? -1)).map((r) => r.id).sort();
@@ -149,6 +159,7 @@ export async function runJulietJava(opts: { datasets: string; scratch: string; r
     rulesFor,
     rows,
     ...summarize(rows),
+    patternOnly: { rows: patternRows, inScope: summarize(patternRows).inScope },
     findings: scan.findings.length,
     scanMs: scan.durationMs,
     indexMs,

@@ -86,7 +86,7 @@ describe("a polyglot repository", () => {
   it("completes with every analyzer run", () => {
     expect(result.state).toBe("completed");
     const status = Object.fromEntries(result.analyzers.map((a) => [a.name, a.status]));
-    expect(status).toEqual({ "ast-grep": "completed", bandit: "completed", flawfinder: "completed", cppcheck: "completed", shellcheck: "completed", secrets: "completed", "demo-sarif": "completed" });
+    expect(status).toEqual({ "ast-grep": "completed", dataflow: "completed", bandit: "completed", flawfinder: "completed", cppcheck: "completed", shellcheck: "completed", secrets: "completed", "demo-sarif": "completed" });
   });
 
   it("has findings from every analyzer", () => {

@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FindingSuppression, NormalizedFinding } from "@ax/contracts";
 import { redactSecrets } from "./analyzers/secrets-patterns";
+import { applyDataflowVerdicts } from "./dataflow/verdicts";
 import { fingerprintFindings } from "./fingerprint";
 import type { RepoConfig } from "./repo-config";
 import { replacementDiff } from "./unified-diff";
@@ -21,12 +22,21 @@ export interface PostprocessStats {
   merged: number;
 }
 
-export async function postprocess(dir: string, findings: NormalizedFinding[], config: RepoConfig, analyzerOrder: string[]): Promise<{ findings: NormalizedFinding[]; stats: PostprocessStats }> {
+/** `dataflowAnalyzed`: the taint analysis completed, so its verdicts apply (dataflow/verdicts.ts). */
+export async function postprocess(
+  dir: string,
+  input: NormalizedFinding[],
+  config: RepoConfig,
+  analyzerOrder: string[],
+  dataflowAnalyzed = false,
+): Promise<{ findings: NormalizedFinding[]; stats: PostprocessStats }> {
   const stats: PostprocessStats = { excluded_by_rule: 0, suppressed: 0, merged: 0 };
+  const findings = applyDataflowVerdicts(input, dataflowAnalyzed);
   // Whatever an adapter forgot: no credential leaves the scanner in clear.
   for (const f of findings) {
     f.snippet = redactSecrets(f.snippet);
     f.message = redactSecrets(f.message);
+    if (f.dataflow) f.dataflow = { ...f.dataflow, trace: f.dataflow.trace.map((s) => ({ ...s, code: redactSecrets(s.code), label: redactSecrets(s.label) })) };
   }
   const byFile = [...findings].sort((a, b) => a.file.localeCompare(b.file) || a.start_line - b.start_line);
   const kept = byFile.filter((f) => {

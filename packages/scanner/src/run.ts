@@ -20,6 +20,7 @@ import {
   type Analyzer,
   type AnalyzerContext,
 } from "./analyzers/types";
+import { DATAFLOW } from "./dataflow/engine";
 import { ScanAbortedError, throwIfAborted } from "./errors";
 import { formatDuration } from "./format";
 
@@ -79,7 +80,8 @@ export async function runAnalyzers(opts: RunAnalyzersOptions): Promise<RunAnalyz
   } finally {
     await rm(scratchRoot, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   }
-  const { findings, stats } = await postprocess(opts.dir, collected, selection.config, analyzers.map((a) => a.name));
+  const dataflowAnalyzed = runs.some((r) => r.name === DATAFLOW && r.status === "completed");
+  const { findings, stats } = await postprocess(opts.dir, collected, selection.config, analyzers.map((a) => a.name), dataflowAnalyzed);
   return {
     findings,
     analyzers: runs,

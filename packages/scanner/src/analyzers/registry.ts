@@ -4,6 +4,7 @@
  * two analyzers report the same CWE on the same line (postprocess.ts): the rule pack first,
  * then the more precise tool of a pair (cppcheck before flawfinder).
  */
+import { dataflowAnalyzer } from "../dataflow/analyzer";
 import { astGrepAnalyzer, type AstGrepOptions } from "./ast-grep";
 import { banditAnalyzer, type BanditOptions } from "./bandit";
 import { cppcheckAnalyzer, type CppcheckOptions } from "./cppcheck";
@@ -22,12 +23,15 @@ export interface DefaultAnalyzersOptions {
   flawfinder?: FlawfinderOptions;
   shellcheck?: ShellcheckOptions;
   secrets?: SecretsOptions;
+  /** The in-process taint analysis (default on). */
+  dataflow?: boolean;
 }
 
 export function defaultAnalyzers(opts: DefaultAnalyzersOptions = {}): Analyzer[] {
   const sarifTools = typeof opts.sarifTools === "string" ? parseSarifToolsConfig(opts.sarifTools) : (opts.sarifTools ?? []);
   return [
     astGrepAnalyzer(opts.astGrep),
+    ...(opts.dataflow === false ? [] : [dataflowAnalyzer()]),
     banditAnalyzer(opts.bandit),
     cppcheckAnalyzer(opts.cppcheck),
     flawfinderAnalyzer(opts.flawfinder),

@@ -159,7 +159,7 @@ export class FunctionInterpreter {
   }
 
   private loop(st: Extract<Stmt, { k: "loop" }>, env0: Env): Env | null {
-    let env: Env | null = this.block(st.init, env0);
+    const env: Env | null = this.block(st.init, env0);
     if (!env) return null;
     const exits: Exits = { breaks: [], continues: [] };
     this.loopExits.push(exits);
