@@ -2,10 +2,19 @@
 import type { ModuleIR } from "./ir";
 import { lowerJava } from "./java";
 import { JAVA_SPEC } from "./java-spec";
+import { lowerJavaScript } from "./javascript";
+import { JAVASCRIPT_SPEC } from "./javascript-spec";
 import type { LanguageSpec } from "./spec";
 
 export type Lowerer = (file: string, source: string) => ModuleIR;
 
-export const LOWERERS: ReadonlyMap<string, Lowerer> = new Map<string, Lowerer>([["java", lowerJava]]);
+export const LOWERERS: ReadonlyMap<string, Lowerer> = new Map<string, Lowerer>([
+  ["java", lowerJava],
+  ["javascript", (file, source) => lowerJavaScript(file, source, "javascript")],
+  ["typescript", (file, source) => lowerJavaScript(file, source, "typescript")],
+]);
 
-export const SPECS: ReadonlyMap<string, LanguageSpec> = new Map([["java", JAVA_SPEC]]);
+export const SPECS: ReadonlyMap<string, LanguageSpec> = new Map([
+  ["java", JAVA_SPEC],
+  ["javascript", JAVASCRIPT_SPEC],
+]);
