@@ -14,7 +14,7 @@ import type { LanguageSpec } from "./spec";
 import { originKey, type Fact } from "./values";
 
 export const DATAFLOW = "dataflow";
-const MAX_ROUNDS = 5;
+const MAX_ROUNDS = 8;
 
 export interface EngineOptions {
   specs: ReadonlyMap<string, LanguageSpec>;
@@ -81,6 +81,7 @@ function sameSummaries(a: Map<string, Summary>, b: Map<string, Summary>): boolea
     const o = a.get(key);
     if (!o) return false;
     if (o.sinks.length !== s.sinks.length || o.ret.facts.length !== s.ret.facts.length || o.ret.konst?.v !== s.ret.konst?.v) return false;
+    if (o.fieldWrites.length !== s.fieldWrites.length || o.fieldWrites.some((w, i) => w.facts.length !== s.fieldWrites[i]?.facts.length)) return false;
     const ra = o.ret.facts.map((f) => originKey(f.origin) + [...f.clean].join()).sort().join("|");
     const rb = s.ret.facts.map((f) => originKey(f.origin) + [...f.clean].join()).sort().join("|");
     if (ra !== rb) return false;

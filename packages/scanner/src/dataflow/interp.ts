@@ -26,6 +26,8 @@ export interface SinkSummary {
 export interface Summary {
   ret: Value;
   sinks: SinkSummary[];
+  /** Parameters (and implicit field parameters) this function stores into fields: a setter, a constructor. */
+  fieldWrites: { key: string; facts: Fact[] }[];
 }
 
 export interface Hit {
@@ -65,6 +67,7 @@ export class FunctionInterpreter {
   private readonly paramTypes = new Map<string, string>();
   private ret: Value | undefined;
   private readonly sinks: SinkSummary[] = [];
+  private readonly fieldWrites = new Map<string, Fact[]>();
   private readonly seenSinks = new Set<string>();
   private loopExits: Exits[] = [];
   private depth = 0;
@@ -88,7 +91,7 @@ export class FunctionInterpreter {
       env.set(p.name, { facts });
     });
     this.block(this.fn.body, env);
-    return { ret: this.ret ?? EMPTY, sinks: this.sinks };
+    return { ret: this.ret ?? EMPTY, sinks: this.sinks, fieldWrites: [...this.fieldWrites].map(([key, facts]) => ({ key, facts })) };
   }
 
   // ---- statements ------------------------------------------------------------------------
@@ -169,20 +172,22 @@ export class FunctionInterpreter {
       this.loopExits.pop();
       return env;
     }
-    let state: Env | null = env;
+    let entry: Env = env;
+    let after: Env | null = mayNotRun ? new Map(env) : null;
     // Two passes carry values around the loop once; enough for taint, which only grows.
-    for (let pass = 0; pass < 2 && state; pass++) {
-      const body = new Map(state);
+    for (let pass = 0; pass < 2; pass++) {
+      const body = new Map(entry);
       if (st.each) this.assign(st.each.target, this.elementOf(this.expr(st.each.iterable, body)), body, st.loc, true);
       let end = this.block(st.body, body);
       for (const c of exits.continues.splice(0)) end = joinEnv(end, c);
       end = end ? this.block(st.update, end) : null;
-      state = joinEnv(state, end);
+      if (!end) break;
+      after = joinEnv(after, end);
+      entry = joinEnv(entry, end) ?? entry;
     }
     this.loopExits.pop();
-    const alwaysTrue = st.test ? truthy(this.expr(st.test, state ?? env)) === true && entryTest === true : !st.each;
-    let out: Env | null = alwaysTrue ? null : state;
-    if (mayNotRun) out = joinEnv(out, env);
+    const alwaysTrue = st.test ? truthy(this.expr(st.test, after ?? env)) === true && entryTest === true : !st.each;
+    let out: Env | null = alwaysTrue ? null : after;
     for (const b of exits.breaks) out = joinEnv(out, b);
     return out;
   }
@@ -274,6 +279,8 @@ export class FunctionInterpreter {
   }
 
   private storeField(key: string, facts: readonly Fact[]): void {
+    const passed = facts.filter((f) => f.origin.kind !== "source" && !(f.origin.kind === "field" && f.origin.key === key));
+    if (passed.length) this.fieldWrites.set(key, mergeFacts(this.fieldWrites.get(key), passed));
     const sources = facts.filter((f) => f.origin.kind === "source");
     if (!sources.length) return;
     const old = this.s.fields.get(key) ?? [];
@@ -426,18 +433,22 @@ export class FunctionInterpreter {
   private readKey(key: string, env: Env, loc: Loc): Value {
     const own = env.get(`@${key}`);
     if (own) return own;
-    if (!this.s.program.writes.get(key)) {
+    const name = key.split(/\.|::/).pop() ?? key;
+    if (!this.s.program.writes.get(key) && !this.s.program.writtenNames.has(name)) {
       const init = this.s.program.fieldInit.get(key) ?? this.s.program.globalInit.get(key);
       const k = init ? constOf(init) : undefined;
       if (k !== undefined) return constant(k);
     }
-    const name = key.split(/\.|::/).pop() ?? key;
     return { facts: [{ origin: { kind: "field", key }, steps: [this.step(loc, "step", `read from \`${name}\``)], clean: new Set() }] };
   }
 
   // ---- calls -----------------------------------------------------------------------------
 
   private call(e: Extract<Expr, { k: "call" }>, env: Env): Value {
+    // Python makes objects by calling the class: `Job(x)` is `new Job(x)`.
+    if (!e.receiver && this.module.language === "python" && !env.has(e.callee) && this.s.program.classes.has(e.callee)) {
+      return this.construct({ k: "new", cls: e.callee, args: e.args, loc: e.loc, text: e.text }, env);
+    }
     const receiver = e.receiver ? this.expr(e.receiver, env) : null;
     const args = e.args.map((a) => this.expr(a, env));
     const kwargs = new Map(Object.entries(e.kwargs ?? {}).map(([k, v]) => [k, this.expr(v, env)] as const));
@@ -445,7 +456,7 @@ export class FunctionInterpreter {
     if (targets.precise.length) return this.applySummaries(targets.precise, e, receiver, args, env);
 
     const source = this.spec.sources.find((r) => r.call && this.matches(r.call, e, receiver, env));
-    if (source) return { facts: [this.sourceFact(source.id, source.label, source.kind, e.loc)] };
+    if (source) return { facts: mergeFacts(receiver?.facts.filter((f) => f.origin.kind === "source"), [this.sourceFact(source.id, source.label, source.kind, e.loc)]) };
     const sanitizer = this.spec.sanitizers.find((r) => this.matches(r.call, e, receiver, env));
     if (sanitizer) return { facts: sanitized(mergeFacts(...args.map((a) => a.facts), ...[...kwargs.values()].map((a) => a.facts)), sanitizer.cwes) };
     for (const rule of this.spec.sinks) if (!rule.call.isNew && this.matches(rule.call, e, receiver, env)) this.checkSink(rule, e, receiver, args, kwargs);
@@ -456,10 +467,12 @@ export class FunctionInterpreter {
 
   private defaultCall(e: Extract<Expr, { k: "call" }>, receiver: Value | null, args: Value[], kwargs: Map<string, Value>, env: Env): Value {
     const argFacts = mergeFacts(...args.map((a) => a.facts), ...[...kwargs.values()].map((a) => a.facts));
-    if (e.receiver && this.spec.mutators.includes(e.callee) && argFacts.length) {
-      const key = ["put", "set", "setdefault", "setAttribute", "setProperty"].includes(e.callee) && args.length >= 2 ? args[0]?.konst : undefined;
-      const stored = key !== undefined ? { ...(args[1] ?? EMPTY) } : { facts: argFacts };
-      this.storeInto(e.receiver, key && key.v !== null ? String(key.v) : null, stored, env);
+    const putKey = e.receiver && ["put", "set", "setdefault", "setAttribute", "setProperty"].includes(e.callee) && args.length >= 2 ? args[0]?.konst : undefined;
+    if (e.receiver && putKey && putKey.v !== null) {
+      // A constant key: the entry is replaced, tainted or not.
+      this.storeInto(e.receiver, String(putKey.v), { ...(args[1] ?? EMPTY) }, env);
+    } else if (e.receiver && this.spec.mutators.includes(e.callee) && argFacts.length) {
+      this.storeInto(e.receiver, null, { facts: argFacts }, env);
     }
     if (receiver && ["get", "getOrDefault", "getProperty", "pop", "remove", "getAttribute"].includes(e.callee) && receiver.keys?.size) {
       const key = args[0]?.konst;
@@ -480,7 +493,7 @@ export class FunctionInterpreter {
     const sanitizer = this.spec.sanitizers.find((r) => r.call.isNew && r.call.names.includes(e.cls));
     if (sanitizer) return { facts: sanitized(mergeFacts(...args.map((a) => a.facts)), sanitizer.cwes), cls: e.cls };
     for (const rule of this.spec.sinks) if (rule.call.isNew && rule.call.names.includes(e.cls)) this.checkSink(rule, asCall, null, args, new Map());
-    const ctor = this.s.program.methods(e.cls, "<init>", false);
+    const ctor = this.s.program.methods(e.cls, this.module.language === "python" ? "__init__" : "<init>", false);
     if (ctor.length) this.applySummaries(ctor, asCall, null, args, env);
     const wraps = e.args.filter((a): a is Extract<Expr, { k: "var" }> => a.k === "var" && env.has(a.name)).map((a) => a.name);
     return { facts: mergeFacts(...args.map((a) => a.facts)), cls: e.cls, via: e.text, ...(wraps.length ? { wraps } : {}) };
@@ -547,6 +560,14 @@ export class FunctionInterpreter {
         for (const fact of arg?.facts ?? []) {
           if (fact.clean.has(sink.rule.cwe)) continue;
           this.report({ ...appendSteps(fact, [callStep(sink.param)]), steps: [...fact.steps, callStep(sink.param)] }, sink.rule, sink.file, sink.loc, sink.steps);
+        }
+      }
+      for (const write of summary.fieldWrites) {
+        for (const f of write.facts) {
+          const param = f.origin.kind === "param" ? f.origin.index : f.origin.kind === "field" ? f.origin.key : null;
+          if (param === null) continue;
+          const stored = (argFor(param)?.facts ?? []).map((a) => ({ ...appendSteps(a, [callStep(param), ...f.steps.slice(1)]), clean: new Set([...a.clean, ...f.clean]) }));
+          if (stored.length) this.storeField(write.key, stored);
         }
       }
       const facts: Fact[] = [];

@@ -5,7 +5,8 @@
 import type { LanguageSpec, SinkRule } from "./spec";
 
 const REQUEST = /^(request|req|httpRequest|servletRequest|HttpServletRequest|ServletRequest)$/i;
-const WRITER = /getWriter\(\)|getOutputStream\(\)|^(PrintWriter|ServletOutputStream|JspWriter)$/;
+// The response's own writer; a PrintWriter over a file or a StringWriter is not a page.
+const WRITER = /getWriter\(\)|getOutputStream\(\)|^(ServletOutputStream|JspWriter)$/;
 const SESSION = /session|getSession\(|^HttpSession$/i;
 
 function sink(id: string, cwe: string, title: string, call: SinkRule["call"], extra: Partial<SinkRule> & { message: string; remediation: string }): SinkRule {
@@ -27,9 +28,14 @@ export const JAVA_SPEC: LanguageSpec = {
     { id: "jdbc-result", call: { names: ["getString", "getNString", "getObject"], receiver: /result|^rs$|ResultSet/i }, kind: "local", label: "database value" },
   ],
   sinks: [
-    sink("sql", "CWE-89", "SQL injection", { names: ["execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "addBatch", "prepareStatement", "prepareCall", "createQuery", "createNativeQuery", "nativeQuery", "queryForList", "queryForObject", "queryForMap", "update", "batchUpdate"] }, {
+    sink("sql", "CWE-89", "SQL injection", { names: ["execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "addBatch", "prepareStatement", "prepareCall", "createQuery", "createNativeQuery", "nativeQuery"] }, {
       message: "Untrusted data is built into an SQL statement.",
       remediation: "Use a PreparedStatement with `?` placeholders and bind the value with setString/setInt; never concatenate input into SQL.",
+      args: [0],
+    }),
+    sink("sql-template", "CWE-89", "SQL injection", { names: ["query", "queryForList", "queryForObject", "queryForMap", "queryForRowSet", "update", "batchUpdate"], receiver: /jdbc|template/i }, {
+      message: "Untrusted data is built into an SQL statement.",
+      remediation: "Pass values as arguments for `?` placeholders (`jdbc.query(\"… where name = ?\", mapper, name)`); never concatenate input into SQL.",
       args: [0],
     }),
     sink("command", "CWE-78", "OS command injection", { names: ["exec"] }, {

@@ -27,6 +27,8 @@ class JavaLowering {
   imports: Record<string, string> = {};
   private lambdas = 0;
   private cls: string | null = null;
+  /** Assignments met inside an expression (`while ((line = r.readLine()) != null)`), to run before its statement. */
+  private pending: Stmt[] = [];
 
   addImport(node: SgNode): void {
     const text = node.text().replace(/^import\s+(static\s+)?/, "").replace(/;\s*$/, "").trim();
@@ -112,6 +114,15 @@ class JavaLowering {
   }
 
   stmt(node: SgNode): Stmt[] {
+    const outer = this.pending;
+    this.pending = [];
+    const lowered = this.stmtInner(node);
+    const hoisted = this.pending;
+    this.pending = outer;
+    return hoisted.length ? [...hoisted, ...lowered] : lowered;
+  }
+
+  private stmtInner(node: SgNode): Stmt[] {
     const loc = locOf(node);
     switch (kindOf(node)) {
       case "block":
@@ -125,8 +136,12 @@ class JavaLowering {
       }
       case "if_statement":
         return [{ k: "if", test: this.cond(node.field("condition")), then: this.body(node.field("consequence")), else: this.body(node.field("alternative")), loc }];
-      case "while_statement":
-        return [{ k: "loop", kind: "while", test: this.cond(node.field("condition")), init: [], update: [], body: this.body(node.field("body")), loc }];
+      case "while_statement": {
+        // An assignment in the condition runs before every test: before the loop and at the end of the body.
+        const test = this.cond(node.field("condition"));
+        const again = [...this.pending];
+        return [{ k: "loop", kind: "while", test, init: [], update: again, body: this.body(node.field("body")), loc }];
+      }
       case "do_statement":
         return [{ k: "loop", kind: "do", test: this.cond(node.field("condition")), init: [], update: [], body: this.body(node.field("body")), loc }];
       case "for_statement": {
@@ -349,9 +364,13 @@ class JavaLowering {
       case "lambda_expression":
         return this.lambda(node);
       case "assignment_expression": {
-        // An assignment used as a value: its value is the right side.
+        // An assignment used as a value: it happens first, then the variable is read.
+        const left = node.field("left");
         const right = node.field("right");
-        return right ? this.expr(right) : unknown(node, []);
+        if (!left || !right) return unknown(node, []);
+        const target = this.lvalue(left);
+        this.pending.push({ k: "assign", target, value: this.expr(right), op: node.field("operator")?.text() ?? "=", loc });
+        return target.k === "destructure" ? unknown(node, []) : (target as Expr);
       }
       case "class_literal":
         return { k: "const", value: node.text(), loc };

@@ -22,6 +22,8 @@ export class Program {
   readonly writes = new Map<string, number>();
   readonly fieldInit = new Map<string, Expr | null>();
   readonly globalInit = new Map<string, Expr>();
+  /** Field names written through some other reference (`other.flag = true`): never constants, whatever the class. */
+  readonly writtenNames = new Set<string>();
   readonly all: FnRef[] = [];
 
   constructor(readonly modules: readonly ModuleIR[]) {
@@ -134,6 +136,7 @@ export class Program {
     if (target.k === "field") {
       const owner = target.object.k === "this" || (target.object.k === "var" && (target.object.name === "self" || target.object.name === "this")) ? fn.cls : target.object.k === "var" && this.classes.has(target.object.name) ? target.object.name : null;
       if (owner) this.bump(this.isField(owner, target.name) ?? `${owner}.${target.name}`);
+      else this.writtenNames.add(target.name);
     }
   }
 

@@ -6,7 +6,7 @@ import type { TraceStep } from "@ax/contracts";
 import type { ConstValue } from "./ir";
 import type { SourceKind } from "./spec";
 
-const MAX_FACTS = 4;
+const MAX_FACTS = 6;
 const MAX_STEPS = 14;
 
 /**
@@ -54,6 +54,7 @@ export function originKey(o: Origin): string {
   return o.kind === "source" ? `s:${o.rule}:${o.at}` : o.kind === "param" ? `p:${o.index}` : `f:${o.key}`;
 }
 
+/** Union of fact lists, bounded; when something must go, facts a sanitizer cleaned go first. */
 export function mergeFacts(...lists: (readonly Fact[] | undefined)[]): Fact[] {
   const out: Fact[] = [];
   const seen = new Set<string>();
@@ -63,10 +64,10 @@ export function mergeFacts(...lists: (readonly Fact[] | undefined)[]): Fact[] {
       if (seen.has(key)) continue;
       seen.add(key);
       out.push(f);
-      if (out.length >= MAX_FACTS) return out;
     }
   }
-  return out;
+  if (out.length <= MAX_FACTS) return out;
+  return [...out.filter((f) => f.clean.size === 0), ...out.filter((f) => f.clean.size > 0)].slice(0, MAX_FACTS);
 }
 
 export function withStep(facts: readonly Fact[], step: TraceStep | null): Fact[] {

@@ -1,0 +1,91 @@
+/**
+ * Which parameters of a Python function a web framework fills from the request, so the taint
+ * analysis can treat them as sources: FastAPI/Starlette and Flask route decorators, and the
+ * Django convention of views taking `request` first.
+ */
+import type { SgNode } from "@ast-grep/napi";
+import type { FunctionIR } from "./ir";
+import { kindOf } from "./lower-util";
+import { parts, type ParamInfo } from "./python-expr";
+
+type Framework = "fastapi" | "flask";
+
+const FASTAPI_VERBS = new Set(["get", "post", "put", "delete", "patch", "options", "head", "trace", "api_route", "websocket"]);
+const FLASK_VERBS = new Set(["route", "get", "post", "put", "delete", "patch"]);
+/** FastAPI injects these by type; they are the request itself or plumbing, not a request value. */
+const INJECTED_TYPES = new Set(["Request", "WebSocket", "HTTPConnection", "Response", "BackgroundTasks", "SecurityScopes"]);
+const DEPENDENCY_CALLS = new Set(["Depends", "Security"]);
+const DJANGO_REQUEST_TYPES = new Set(["HttpRequest", "WSGIRequest", "ASGIRequest"]);
+/** Methods of Django class-based views and DRF viewsets that receive URL arguments. */
+const VIEW_METHODS = new Set(["get", "post", "put", "patch", "delete", "head", "options", "list", "create", "retrieve", "update", "partial_update", "destroy"]);
+
+export interface RouteContext {
+  decorators: SgNode[];
+  params: ParamInfo[];
+  /** The function is a method taking its receiver first (neither static nor a lambda). */
+  hasReceiver: boolean;
+  name: string;
+  imports: ReadonlyMap<string, string>;
+}
+
+export function sourceParams(ctx: RouteContext): FunctionIR["sourceParams"] {
+  const first = ctx.hasReceiver ? 1 : 0;
+  const framework = routeFramework(ctx.decorators, ctx.imports);
+  const out: { index: number; label: string }[] = [];
+  if (framework === "fastapi") {
+    ctx.params.forEach((p, index) => {
+      if (index < first || p.splat || INJECTED_TYPES.has(p.param.type ?? "") || isDependency(p)) return;
+      out.push({ index, label: `route parameter \`${p.param.name}\`` });
+    });
+  } else if (framework === "flask") {
+    ctx.params.forEach((p, index) => {
+      if (index >= first) out.push({ index, label: `URL path parameter \`${p.param.name}\`` });
+    });
+  } else if (isDjangoView(ctx, first)) {
+    ctx.params.forEach((p, index) => {
+      if (index > first) out.push({ index, label: `view parameter \`${p.param.name}\`` });
+    });
+  }
+  return out.length ? out : undefined;
+}
+
+function routeFramework(decorators: SgNode[], imports: ReadonlyMap<string, string>): Framework | null {
+  const modules = [...imports.values()];
+  const hasFastapi = modules.some((m) => /^(fastapi|starlette)\b/.test(m));
+  const hasFlask = modules.some((m) => /^flask\b/.test(m));
+  for (const d of decorators) {
+    const call = parts(d)[0];
+    if (!call || kindOf(call) !== "call") continue;
+    const fn = call.field("function");
+    if (!fn || kindOf(fn) !== "attribute") continue;
+    const verb = fn.field("attribute")?.text() ?? "";
+    const route = call.field("arguments");
+    const routeText = route ? (parts(route)[0]?.text() ?? "") : "";
+    if (FASTAPI_VERBS.has(verb) && !FLASK_VERBS.has(verb)) return "fastapi";
+    if (!FLASK_VERBS.has(verb)) continue;
+    if (hasFlask && !hasFastapi) return "flask";
+    if (hasFastapi && !hasFlask) return "fastapi";
+    // Neither or both imported here: the route syntax tells them apart (`<id>` vs `{id}`).
+    if (verb === "route" || /<[^>]*>/.test(routeText)) return "flask";
+    return "fastapi";
+  }
+  return null;
+}
+
+function isDependency(p: ParamInfo): boolean {
+  const callee = (call: SgNode): string => {
+    const fn = call.field("function");
+    if (!fn) return "";
+    return kindOf(fn) === "attribute" ? (fn.field("attribute")?.text() ?? "") : fn.text();
+  };
+  if (p.defaultValue && kindOf(p.defaultValue) === "call" && DEPENDENCY_CALLS.has(callee(p.defaultValue))) return true;
+  // `x: Annotated[T, Depends(f)]`
+  return !!p.typeNode?.findAll({ rule: { kind: "call" } }).some((c) => DEPENDENCY_CALLS.has(callee(c)));
+}
+
+function isDjangoView(ctx: RouteContext, first: number): boolean {
+  const request = ctx.params[first];
+  if (!request || request.param.name !== "request") return false;
+  if (request.param.type && !DJANGO_REQUEST_TYPES.has(request.param.type)) return false;
+  return !ctx.hasReceiver || VIEW_METHODS.has(ctx.name);
+}
