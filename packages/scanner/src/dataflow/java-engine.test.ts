@@ -920,10 +920,6 @@ const FORM_SRC = dedent(`
     }
   }
 `);
-const FIELD_PARAM_BUG =
-  "interp.ts storeField(): only source-origin facts are kept in the field store, so a field written from a parameter " +
-  "(setter, constructor) is untainted when the caller passes tainted data; the write is not part of the method's summary either";
-
 twins("fields of another object", [
   {
     name: "setter, then a method reading the field",
