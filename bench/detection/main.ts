@@ -2,13 +2,14 @@
  * `npm run bench:detection` — measures what the scanner detects on labeled data and writes
  * docs/detection.md and docs/detection.json.
  *
- *   node --import tsx bench/detection/main.ts [--suite java,castle,juliet-c] [--c-sample N|all]
+ *   node --import tsx bench/detection/main.ts [--suite java,castle,juliet-c,labeled] [--c-sample N|all]
  *        [--cwe 78,89] [--out DIR] [--keep]
  *
  * DATASETS_DIR (default <repo>/../shared/datasets) holds the archives; they are unpacked into
  * a temporary folder outside the repository and removed afterwards (--keep leaves them).
  * With --suite or --cwe (a partial run) the docs are only written when --out is given.
  */
+import { runLabeled } from "./labeled-suite";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -28,7 +29,7 @@ interface Args {
   partial: boolean;
 }
 
-const ALL_SUITES = ["java", "castle", "juliet-c"];
+const ALL_SUITES = ["java", "castle", "juliet-c", "labeled"];
 /** Test cases per Juliet C/C++ CWE folder (deterministic sample, see suites.ts). */
 export const DEFAULT_C_SAMPLE = 100;
 
@@ -55,7 +56,7 @@ function parseArgs(argv: string[]): Args {
     } else if (a === "--out") args.out = resolve(value());
     else if (a === "--keep") args.keep = true;
     else if (a === "--help" || a === "-h") {
-      process.stdout.write("usage: bench/detection/main.ts [--suite java,castle,juliet-c] [--c-sample N|all] [--cwe 78,89] [--out DIR] [--keep]\n");
+      process.stdout.write("usage: bench/detection/main.ts [--suite java,castle,juliet-c,labeled] [--c-sample N|all] [--cwe 78,89] [--out DIR] [--keep]\n");
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -88,6 +89,7 @@ async function main(): Promise<void> {
     if (args.suites.has("java")) report.java = await runJulietJava({ datasets, scratch, rules: javaRules, cwes: args.cwes, log });
     if (args.suites.has("castle")) report.castle = await runCastle({ datasets, scratch, log });
     if (args.suites.has("juliet-c")) report.julietC = await runJulietC({ datasets, scratch, sample: args.cSample, cwes: args.cwes, log });
+    if (args.suites.has("labeled")) report.labeled = await runLabeled({ scratch, log });
   } finally {
     if (!args.keep) await rm(scratch, { recursive: true, force: true, maxRetries: 3 });
     else log(`kept ${scratch}`);

@@ -9,6 +9,7 @@ import { basename, dirname, join, posix, relative, sep } from "node:path";
 import type { AnalyzerRun } from "@ax/contracts";
 import type { RuleMeta } from "@ax/rules";
 import { DATAFLOW, JAVA_SPEC } from "@ax/scanner";
+import type { LabeledSuiteResult } from "./labeled-suite";
 import { cppcheckCatalog, flawfinderCatalog, type ToolCatalog } from "./c-scope";
 import { scoreCastle, type CastleResult } from "./castle";
 import { cweNumber } from "./cwe";
@@ -67,6 +68,8 @@ export interface BenchReport {
   java: JulietSuiteResult | null;
   castle: CastleSuiteResult | null;
   julietC: JulietSuiteResult | null;
+  /** Our labeled Python and JavaScript handlers (labeled-suite.ts). */
+  labeled?: LabeledSuiteResult[] | null;
 }
 
 type Log = (message: string) => void;

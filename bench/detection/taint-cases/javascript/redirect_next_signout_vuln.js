@@ -1,0 +1,18 @@
+// ax-bench: vulnerable CWE-601 — Next.js sign-out route redirects to whatever callbackUrl a helper returns
+import { serialize } from "cookie";
+
+function callbackTarget(value) {
+  return value || "/";
+}
+
+export default function handler(req, res) {
+  if (req.method !== "POST" && req.method !== "GET") {
+    res.setHeader("Allow", "GET, POST");
+    return res.status(405).end();
+  }
+  res.setHeader(
+    "Set-Cookie",
+    serialize("session", "", { path: "/", maxAge: 0, httpOnly: true, secure: true, sameSite: "lax" }),
+  );
+  return res.redirect(302, callbackTarget(req.query.callbackUrl)); // ax-bench: sink
+}

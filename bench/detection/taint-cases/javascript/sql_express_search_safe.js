@@ -1,0 +1,26 @@
+// ax-bench: safe CWE-89 — Express product search binds the template-literal LIKE pattern through a ? placeholder
+import express from "express";
+import mysql from "mysql2/promise";
+
+const pool = mysql.createPool({
+  host: process.env.DB_HOST,
+  user: process.env.DB_USER,
+  password: process.env.DB_PASSWORD,
+  database: "shop",
+  connectionLimit: 10,
+});
+
+const router = express.Router();
+
+router.get("/products/search", async (req, res, next) => {
+  try {
+    const term = req.query.q ?? "";
+    const pattern = `%${term}%`;
+    const [rows] = await pool.query("SELECT id, name, price FROM products WHERE name LIKE ? AND active = 1 LIMIT 50", [pattern]); // ax-bench: sink
+    res.json(rows);
+  } catch (err) {
+    next(err);
+  }
+});
+
+export default router;

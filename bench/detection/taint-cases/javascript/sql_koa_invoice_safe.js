@@ -1,0 +1,23 @@
+// ax-bench: safe CWE-89 — Koa invoice route parseInt()s the id from the URL before util.format()ting it into SQL
+import util from "node:util";
+import Router from "@koa/router";
+import pg from "pg";
+
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+const router = new Router({ prefix: "/api" });
+
+const INVOICE_SQL = "SELECT id, number, total_cents, issued_at FROM invoices WHERE id = %s AND account_id = %d";
+
+router.get("/invoices/:id", async (ctx) => {
+  const id = parseInt(ctx.params.id, 10);
+  if (Number.isNaN(id)) ctx.throw(400, "invoice id must be a number");
+  const sql = util.format(INVOICE_SQL, id, ctx.state.user.accountId);
+  const { rows } = await pool.query(sql); // ax-bench: sink
+  if (rows.length === 0) {
+    ctx.status = 404;
+    return;
+  }
+  ctx.body = rows[0];
+});
+
+export default router;

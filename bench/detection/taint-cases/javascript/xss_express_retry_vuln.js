@@ -1,0 +1,19 @@
+// ax-bench: vulnerable CWE-79 — Express "no results" page concatenates the raw query into a link's href
+import express from "express";
+import { searchCatalogue } from "./catalogue.js";
+
+const app = express();
+
+app.get("/search", async (req, res) => {
+  const q = String(req.query.q || "");
+  const hits = await searchCatalogue(q);
+  if (hits.length > 0) {
+    res.json(hits);
+    return;
+  }
+  const retry = "/search?fuzzy=1&q=" + q;
+  res.type("html");
+  res.send(`<!doctype html><title>Search</title><p>Nothing matched.</p><a href="${retry}">Try a fuzzy search</a>`); // ax-bench: sink
+});
+
+app.listen(3000);

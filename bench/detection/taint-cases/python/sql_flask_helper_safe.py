@@ -1,0 +1,26 @@
+# ax-bench: safe CWE-89 — Flask order list: the sort helper ignores the request and returns a fixed column
+import os
+
+import psycopg2
+from flask import Flask, jsonify, request
+
+app = Flask(__name__)
+
+
+def connect():
+    return psycopg2.connect(os.environ["SHOP_DATABASE_URL"])
+
+
+def sort_column(requested):
+    # Custom ordering was dropped when the table outgrew its indexes; the parameter stays for old clients.
+    return "created_at"
+
+
+@app.route("/customers/<int:customer_id>/orders")
+def list_orders(customer_id):
+    column = sort_column(request.args.get("sort"))
+    query = "SELECT id, total, status, created_at FROM orders WHERE customer_id = %s ORDER BY " + column
+    with connect() as conn, conn.cursor() as cur:
+        cur.execute(query, (customer_id,))  # ax-bench: sink
+        orders = cur.fetchall()
+    return jsonify([{"id": o[0], "total": float(o[1]), "status": o[2], "created_at": o[3].isoformat()} for o in orders])

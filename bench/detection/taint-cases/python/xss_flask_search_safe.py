@@ -1,0 +1,24 @@
+# ax-bench: safe CWE-79 — Flask search page escapes the query with html.escape before .format()ting it into HTML
+import html
+
+from flask import Flask, make_response, request
+
+app = Flask(__name__)
+
+PAGE = """<!doctype html>
+<html>
+<head><title>Search</title></head>
+<body>
+<form action="/search"><input name="q" autofocus></form>
+<p>No results for <strong>{query}</strong>.</p>
+</body>
+</html>"""
+
+
+@app.route("/search")
+def search():
+    query = request.args.get("q", "")
+    body = PAGE.format(query=html.escape(query))
+    resp = make_response(body)  # ax-bench: sink
+    resp.headers["Content-Type"] = "text/html; charset=utf-8"
+    return resp
