@@ -46,7 +46,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main(): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), "ax-bench-dataflow-"));
   try {
-    execFileSync("tar", ["-xzf", join(datasets, "juliet-java-1.2.tar.gz"), "-C", scratch, "src"]);
+    execFileSync("tar", ["-xzf", join(datasets, "juliet-java-1.2.tar.gz"), "-C", scratch, "./src"]);
     const repo = join(scratch, "repo");
     let lines = 0;
     let files = 0;

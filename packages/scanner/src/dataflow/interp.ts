@@ -532,7 +532,7 @@ export class FunctionInterpreter {
       const loose = (p.byName.get(e.callee) ?? []).filter((f) => !f.fn.cls && f.module.file.replace(/\.[^.]+$/, "").endsWith(mod ?? "\0"));
       if (loose.length) return { precise: [], loose: loose.slice(0, 4) };
     }
-    const named = (p.byName.get(e.callee) ?? []).filter((f) => f.fn.cls && arity(f) && !f.fn.isConstructor);
+    const named = p.methodsNamed(e.callee).filter(arity);
     return { precise: [], loose: named.length <= 4 ? named : [] };
   }
 

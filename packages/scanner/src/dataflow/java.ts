@@ -8,6 +8,7 @@ import type { ClassIR, Expr, FunctionIR, LValue, Loc, ModuleIR, Param, Stmt } fr
 import { chainPath, kindOf, locOf, namedChildren, unknown } from "./lower-util";
 import { parseSource } from "./parser";
 
+const NO_LOC: Loc = Object.freeze({ line: 0, column: 0, endLine: 0, endColumn: 0 });
 const SPRING_SOURCES = new Set(["RequestParam", "PathVariable", "RequestBody", "RequestHeader", "CookieValue", "RequestPart", "MatrixVariable", "ModelAttribute"]);
 const TYPE_DECLS = new Set(["class_declaration", "interface_declaration", "enum_declaration", "record_declaration"]);
 
@@ -45,7 +46,7 @@ class JavaLowering {
     const cls: ClassIR = {
       name,
       superclass: superNode ? simpleType(namedChildren(superNode)[0]?.text() ?? "") : null,
-      interfaces: (node.field("interfaces")?.findAll({ rule: { kind: "type_identifier" } }) ?? []).map((t) => t.text()),
+      interfaces: interfaceNames(node.field("interfaces")),
       fields: [],
     };
     this.classes.push(cls);
@@ -60,8 +61,8 @@ class JavaLowering {
       const mods = modifiers(member);
       const isStatic = mods.has("static") || kind === "constant_declaration";
       const isFinal = mods.has("final") || kind === "constant_declaration";
-      for (const d of member.findAll({ rule: { kind: "variable_declarator" } })) {
-        if (d.parent()?.id() !== member.id()) continue;
+      for (const d of namedChildren(member)) {
+        if (kindOf(d) !== "variable_declarator") continue;
         const value = d.field("value");
         cls.fields.push({ name: d.field("name")?.text() ?? "", value: value ? this.expr(value) : null, isStatic, isFinal, loc: locOf(d) });
       }
@@ -95,7 +96,11 @@ class JavaLowering {
       const nameNode = p.field("name") ?? namedChildren(p).filter((c) => kindOf(c) === "identifier").pop() ?? namedChildren(p).find((c) => kindOf(c) === "variable_declarator")?.field("name");
       const name = nameNode?.text() ?? `<p${params.length}>`;
       const type = p.field("type")?.text();
-      const annotation = p.findAll({ rule: { any: [{ kind: "marker_annotation" }, { kind: "annotation" }] } }).map((a) => a.field("name")?.text() ?? "").find((n) => SPRING_SOURCES.has(n));
+      const mods = namedChildren(p).find((c) => kindOf(c) === "modifiers");
+      const annotation = (mods ? namedChildren(mods) : [])
+        .filter((a) => kindOf(a) === "marker_annotation" || kindOf(a) === "annotation")
+        .map((a) => a.field("name")?.text() ?? "")
+        .find((n) => SPRING_SOURCES.has(n));
       if (annotation) sources.push({ index: params.length, label: `Spring @${annotation} parameter \`${name}\`` });
       params.push({ name, ...(type ? { type: simpleType(type) } : {}) });
     }
@@ -234,7 +239,7 @@ class JavaLowering {
     let fin: Stmt[] = [];
     for (const child of namedChildren(node)) {
       if (kindOf(child) === "catch_clause") {
-        const param = child.find({ rule: { kind: "catch_formal_parameter" } })?.field("name")?.text() ?? null;
+        const param = namedChildren(child).find((c) => kindOf(c) === "catch_formal_parameter")?.field("name")?.text() ?? null;
         const hb = child.field("body");
         handlers.push({ param, body: hb ? this.block(hb) : [] });
       } else if (kindOf(child) === "finally_clause") {
@@ -276,8 +281,9 @@ class JavaLowering {
   }
 
   expr(node: SgNode): Expr {
-    const loc = locOf(node);
     const kind = kindOf(node);
+    // Literals first, without a location: a constant's place is never shown, and asking
+    // the parser for every node's range is a large share of the lowering's time.
     switch (kind) {
       case "parenthesized_expression": {
         const inner = namedChildren(node)[0];
@@ -285,9 +291,9 @@ class JavaLowering {
       }
       case "string_literal":
       case "text_block":
-        return { k: "const", value: stringValue(node), loc };
+        return { k: "const", value: stringValue(node), loc: NO_LOC };
       case "character_literal":
-        return { k: "const", value: node.text().slice(1, -1), loc };
+        return { k: "const", value: node.text().slice(1, -1), loc: NO_LOC };
       case "decimal_integer_literal":
       case "hex_integer_literal":
       case "octal_integer_literal":
@@ -295,14 +301,17 @@ class JavaLowering {
       case "decimal_floating_point_literal":
       case "hex_floating_point_literal": {
         const n = Number(node.text().replace(/[_lLfFdD]/g, ""));
-        return Number.isFinite(n) ? { k: "const", value: n, loc } : unknown(node, []);
+        return Number.isFinite(n) ? { k: "const", value: n, loc: NO_LOC } : unknown(node, []);
       }
       case "true":
-        return { k: "const", value: true, loc };
+        return { k: "const", value: true, loc: NO_LOC };
       case "false":
-        return { k: "const", value: false, loc };
+        return { k: "const", value: false, loc: NO_LOC };
       case "null_literal":
-        return { k: "const", value: null, loc };
+        return { k: "const", value: null, loc: NO_LOC };
+    }
+    const loc = locOf(node);
+    switch (kind) {
       case "identifier":
       case "type_identifier":
         return { k: "var", name: node.text(), loc };
@@ -406,6 +415,13 @@ class JavaLowering {
     this.functions.push({ name, cls: this.cls, params, body: stmts, loc });
     return { k: "lambda", name, loc };
   }
+}
+
+/** `implements A, B<T>` → ["A", "B"]. */
+function interfaceNames(node: SgNode | null): string[] {
+  if (!node) return [];
+  const list = namedChildren(node).find((c) => kindOf(c) === "type_list") ?? node;
+  return namedChildren(list).map((t) => simpleType(t.text()));
 }
 
 function modifiers(node: SgNode): Set<string> {

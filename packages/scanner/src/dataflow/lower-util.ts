@@ -8,7 +8,13 @@ export function locOf(node: SgNode): Loc {
 }
 
 export function namedChildren(node: SgNode): SgNode[] {
-  return node.children().filter((c) => c.isNamed() && !isComment(c));
+  const out: SgNode[] = [];
+  for (const c of node.children()) {
+    if (!c.isNamed()) continue;
+    const kind = c.kind() as string;
+    if (kind !== "comment" && kind !== "line_comment" && kind !== "block_comment") out.push(c);
+  }
+  return out;
 }
 
 export function isComment(node: SgNode): boolean {

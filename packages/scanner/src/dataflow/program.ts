@@ -54,6 +54,22 @@ export class Program {
     return null;
   }
 
+  private readonly looseCache = new Map<string, FnRef[]>();
+
+  /**
+   * Methods of any class named `name`, for a call on a receiver of unknown class; empty when
+   * more than a few classes define it (then the name says too little to pick one).
+   */
+  methodsNamed(name: string): FnRef[] {
+    let hit = this.looseCache.get(name);
+    if (!hit) {
+      const all = (this.byName.get(name) ?? []).filter((f) => f.fn.cls && !f.fn.isConstructor);
+      hit = all.length <= 8 ? all : [];
+      this.looseCache.set(name, hit);
+    }
+    return hit;
+  }
+
   /** Methods named `name` of class `cls` or, failing that, of its superclasses; with subclasses' overrides when `virtual`. */
   methods(cls: string, name: string, virtual: boolean): FnRef[] {
     const found: FnRef[] = [];
