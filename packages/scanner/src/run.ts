@@ -68,14 +68,44 @@ export async function runAnalyzers(opts: RunAnalyzersOptions): Promise<RunAnalyz
   const collected: NormalizedFinding[] = [];
   const scratchRoot = await mkdtemp(join(tmpdir(), "ax-analyzers-"));
   try {
-    for (const [index, analyzer] of analyzers.entries()) {
-      throwIfAborted(opts.signal);
+    let done = 0;
+    const start = async (analyzer: Analyzer) => {
       const scratchDir = await mkdtemp(join(scratchRoot, "run-"));
       const files = filesFor(selection, analyzer.languages);
       const outcome = await runOne(analyzer, { ...opts, languages: selection.languages, scratchDir, files });
+      opts.onProgress?.(Math.round((++done / analyzers.length) * 100));
+      return outcome;
+    };
+    // Concurrent analyzers start first and run beside the sequence; results keep registry order.
+    const background = new Map(analyzers.filter((a) => a.concurrent).map((a) => [a, start(a)] as const));
+    // Each background promise is awaited below; until then a rejection must not go unhandled.
+    for (const p of background.values()) p.catch(() => undefined);
+    const outcomes = new Map<Analyzer, Awaited<ReturnType<typeof start>>>();
+    let failure: unknown = null;
+    try {
+      for (const analyzer of analyzers) {
+        if (analyzer.concurrent) continue;
+        throwIfAborted(opts.signal);
+        outcomes.set(analyzer, await start(analyzer));
+      }
+    } catch (err) {
+      failure = err;
+    }
+    // Even when the sequence stopped (cancellation), the concurrent ones are waited for: no
+    // thread outlives the scan.
+    for (const [analyzer, p] of background) {
+      try {
+        outcomes.set(analyzer, await p);
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+    if (failure) throw failure;
+    for (const analyzer of analyzers) {
+      const outcome = outcomes.get(analyzer);
+      if (!outcome) continue;
       runs.push(outcome.run);
       collected.push(...outcome.findings);
-      opts.onProgress?.(Math.round(((index + 1) / analyzers.length) * 100));
     }
   } finally {
     await rm(scratchRoot, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);

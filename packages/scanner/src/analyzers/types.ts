@@ -39,6 +39,11 @@ export interface Analyzer {
    */
   readonly cacheable: boolean;
   /**
+   * Runs beside the others instead of after them (it works in its own thread, so the tools
+   * the others start can use the remaining cores meanwhile).
+   */
+  readonly concurrent?: boolean;
+  /**
    * The tool's version, or null when it is not installed (the run is then skipped). Part of
    * the cache key: include anything else that changes results (e.g. the rule pack version).
    */

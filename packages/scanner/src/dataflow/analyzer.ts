@@ -6,11 +6,12 @@
  */
 import { createHash } from "node:crypto";
 import { lstat, readFile } from "node:fs/promises";
+import { Worker } from "node:worker_threads";
 import { extname, join } from "node:path";
 import type { NormalizedFinding } from "@ax/contracts";
 import { repoPath } from "../analyzers/normalize";
 import { loadTaxonomy } from "../analyzers/taxonomy";
-import type { Analyzer, AnalyzerContext } from "../analyzers/types";
+import { AnalyzerFailedError, type Analyzer, type AnalyzerContext } from "../analyzers/types";
 import { languageOfExtension } from "../languages";
 import { analyzeModules, DATAFLOW } from "./engine";
 import type { ModuleIR } from "./ir";
@@ -27,6 +28,7 @@ export function dataflowAnalyzer(): Analyzer {
     name: DATAFLOW,
     languages: [...DATAFLOW_LANGUAGES],
     cacheable: false,
+    concurrent: true,
     version: () => Promise.resolve(dataflowVersion()),
     run: (ctx) => runDataflow(ctx),
   };
@@ -42,15 +44,16 @@ export function dataflowVersion(): string {
   return version;
 }
 
-async function runDataflow(ctx: AnalyzerContext): Promise<NormalizedFinding[]> {
+/** Read, lower and analyse `files` of the checkout at `dir` (in whichever thread calls it). */
+export async function analyzeCheckout(dir: string, files: readonly string[], signal?: AbortSignal): Promise<NormalizedFinding[]> {
   const modules: ModuleIR[] = [];
   const lines = new Map<string, string[]>();
-  for (const file of ctx.files) {
-    if (ctx.signal.aborted) break;
+  for (const file of files) {
+    if (signal?.aborted) break;
     const language = languageOfExtension(extname(file).toLowerCase());
     const lower = language ? LOWERERS.get(language) : undefined;
     if (!lower) continue;
-    const source = await readBounded(ctx.dir, file);
+    const source = await readBounded(dir, file);
     if (source === null) continue;
     try {
       modules.push(lower(file, source));
@@ -62,8 +65,54 @@ async function runDataflow(ctx: AnalyzerContext): Promise<NormalizedFinding[]> {
     if (modules.length % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
   const taxonomy = await loadTaxonomy();
-  return analyzeModules(modules, { specs: SPECS, lines: (f) => lines.get(f) ?? [], taxonomy, signal: ctx.signal });
+  return analyzeModules(modules, { specs: SPECS, lines: (f) => lines.get(f) ?? [], taxonomy, ...(signal ? { signal } : {}) });
 }
+
+/**
+ * In a worker thread when one can be started (the service runs under tsx, whose loader the
+ * thread inherits), so that the other analyzers' tools use the other core meanwhile; in this
+ * thread otherwise (e.g. under the test runner, which cannot load the thread's module).
+ */
+async function runDataflow(ctx: AnalyzerContext): Promise<NormalizedFinding[]> {
+  const threaded = await runInThread(ctx);
+  return threaded ?? analyzeCheckout(ctx.dir, ctx.files, ctx.signal);
+}
+
+function runInThread(ctx: AnalyzerContext): Promise<NormalizedFinding[] | null> {
+  return new Promise((resolve, reject) => {
+    let worker: Worker;
+    try {
+      worker = new Worker(new URL("./thread-boot.mjs", import.meta.url), { workerData: { dir: ctx.dir, files: ctx.files } });
+    } catch {
+      resolve(null);
+      return;
+    }
+    let ready = false;
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      ctx.signal.removeEventListener("abort", onAbort);
+      fn();
+    };
+    const onAbort = () => settle(() => {
+      void worker.terminate();
+      reject(ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error("dataflow analysis aborted"));
+    });
+    ctx.signal.addEventListener("abort", onAbort, { once: true });
+    worker.on("message", (msg: ThreadMessage) => {
+      if (msg.kind === "ready") ready = true;
+      else if (msg.kind === "done") settle(() => resolve(msg.findings));
+      else settle(() => reject(new AnalyzerFailedError("The dataflow analysis failed.", msg.message)));
+      if (msg.kind !== "ready") void worker.terminate();
+    });
+    // Before "ready" the thread could not load its module: analyse here instead.
+    worker.on("error", (err) => settle(() => (ready ? reject(new AnalyzerFailedError("The dataflow analysis failed.", err.message)) : resolve(null))));
+    worker.on("exit", (code) => settle(() => (ready ? reject(new AnalyzerFailedError("The dataflow analysis stopped unexpectedly.", `exit ${code}`)) : resolve(null))));
+  });
+}
+
+export type ThreadMessage = { kind: "ready" } | { kind: "done"; findings: NormalizedFinding[] } | { kind: "failed"; message: string };
 
 async function readBounded(dir: string, file: string): Promise<string | null> {
   if (repoPath(file) !== file) return null;
