@@ -466,6 +466,14 @@ export class FunctionInterpreter {
   }
 
   private defaultCall(e: Extract<Expr, { k: "call" }>, receiver: Value | null, args: Value[], kwargs: Map<string, Value>, env: Env): Value {
+    // A function literal handed to library code (`names.forEach(n -> …)`, `items.map(x => …)`)
+    // is called with the receiver's elements.
+    if (receiver?.facts.length) {
+      for (const arg of e.args) {
+        const target = arg.k === "lambda" ? this.s.program.lambdas.get(arg.name) : undefined;
+        if (target) this.applySummaries([target], { ...e, callee: target.fn.name }, null, [this.elementOf(receiver)], env);
+      }
+    }
     const argFacts = mergeFacts(...args.map((a) => a.facts), ...[...kwargs.values()].map((a) => a.facts));
     const putKey = e.receiver && ["put", "set", "setdefault", "setAttribute", "setProperty"].includes(e.callee) && args.length >= 2 ? args[0]?.konst : undefined;
     if (e.receiver && putKey && putKey.v !== null) {

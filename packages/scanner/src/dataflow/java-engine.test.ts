@@ -245,11 +245,6 @@ twins("sources", [
         return jdbc.queryForList("SELECT * FROM users WHERE name = ?", name); // SINK
       }
     `),
-    bug: {
-      vuln:
-        "java.ts params(): only annotated parameters are sources, but Spring MVC binds a simple-typed handler parameter " +
-        "without annotation as @RequestParam, so `find(String name)` in a @GetMapping method is untrusted too",
-    },
   },
 ]);
 
@@ -1529,11 +1524,6 @@ twins("lambdas and anonymous classes", [
         }
       });
     `),
-    bug: {
-      vuln:
-        "interp.ts: a lambda is analysed as its own function but nothing calls it — `forEach(lambda)` is a library call " +
-        "(defaultCall) and `lambda` evaluates to EMPTY — so its parameter never receives the list's elements",
-    },
   },
   {
     name: "anonymous class capturing a local",

@@ -10,6 +10,9 @@ import { parseSource } from "./parser";
 
 const NO_LOC: Loc = Object.freeze({ line: 0, column: 0, endLine: 0, endColumn: 0 });
 const SPRING_SOURCES = new Set(["RequestParam", "PathVariable", "RequestBody", "RequestHeader", "CookieValue", "RequestPart", "MatrixVariable", "ModelAttribute"]);
+const MAPPINGS = new Set(["RequestMapping", "GetMapping", "PostMapping", "PutMapping", "DeleteMapping", "PatchMapping"]);
+/** Types Spring binds a plain handler parameter to from the query string or form. */
+const BOUND_TYPES = new Set(["String", "Integer", "Long", "int", "long", "List", "Optional", "String[]"]);
 const TYPE_DECLS = new Set(["class_declaration", "interface_declaration", "enum_declaration", "record_declaration"]);
 
 export function lowerJava(file: string, source: string): ModuleIR {
@@ -68,7 +71,7 @@ class JavaLowering {
       }
     } else if (kind === "method_declaration" || kind === "constructor_declaration" || kind === "compact_constructor_declaration") {
       const mods = modifiers(member);
-      const params = this.params(member.field("parameters"));
+      const params = this.params(member.field("parameters"), isRequestMapping(member));
       const body = member.field("body");
       this.functions.push({
         name: kind === "method_declaration" ? (member.field("name")?.text() ?? "") : "<init>",
@@ -88,7 +91,8 @@ class JavaLowering {
     }
   }
 
-  private params(node: SgNode | null): { params: Param[]; sources: { index: number; label: string }[] } {
+  /** `mapped`: a Spring request-mapping method, whose plain parameters Spring binds from the request. */
+  private params(node: SgNode | null, mapped = false): { params: Param[]; sources: { index: number; label: string }[] } {
     const params: Param[] = [];
     const sources: { index: number; label: string }[] = [];
     for (const p of node ? namedChildren(node) : []) {
@@ -101,7 +105,9 @@ class JavaLowering {
         .filter((a) => kindOf(a) === "marker_annotation" || kindOf(a) === "annotation")
         .map((a) => a.field("name")?.text() ?? "")
         .find((n) => SPRING_SOURCES.has(n));
+      const plain = (mods ? namedChildren(mods) : []).every((a) => kindOf(a) !== "marker_annotation" && kindOf(a) !== "annotation");
       if (annotation) sources.push({ index: params.length, label: `Spring @${annotation} parameter \`${name}\`` });
+      else if (mapped && plain && type && BOUND_TYPES.has(simpleType(type))) sources.push({ index: params.length, label: `Spring request parameter \`${name}\`` });
       params.push({ name, ...(type ? { type: simpleType(type) } : {}) });
     }
     return { params, sources };
@@ -422,6 +428,11 @@ function interfaceNames(node: SgNode | null): string[] {
   if (!node) return [];
   const list = namedChildren(node).find((c) => kindOf(c) === "type_list") ?? node;
   return namedChildren(list).map((t) => simpleType(t.text()));
+}
+
+function isRequestMapping(method: SgNode): boolean {
+  const mods = namedChildren(method).find((c) => kindOf(c) === "modifiers");
+  return (mods ? namedChildren(mods) : []).some((a) => (kindOf(a) === "annotation" || kindOf(a) === "marker_annotation") && MAPPINGS.has(a.field("name")?.text() ?? ""));
 }
 
 function modifiers(node: SgNode): Set<string> {
