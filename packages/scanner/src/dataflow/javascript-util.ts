@@ -1,16 +1,8 @@
 /** Syntax-tree helpers for the JavaScript/TypeScript lowering (javascript.ts). */
 import type { SgNode } from "@ast-grep/napi";
-import type { Loc } from "./ir";
+import { kindOf } from "./lower-util";
 
-export function locOf(node: SgNode): Loc {
-  const r = node.range();
-  return { line: r.start.line + 1, column: r.start.column + 1, endLine: r.end.line + 1, endColumn: r.end.column + 1 };
-}
-
-/** The node's grammar kind as a plain string (napi types it as a per-grammar union). */
-export function kindOf(node: SgNode): string {
-  return node.kind() as string;
-}
+export { kindOf, locOf } from "./lower-util";
 
 /** Named children without comments, which tree-sitter puts anywhere. */
 export function kids(node: SgNode): SgNode[] {
