@@ -70,11 +70,14 @@ export class FunctionInterpreter {
   private readonly fieldWrites = new Map<string, Fact[]>();
   private readonly seenSinks = new Set<string>();
   private loopExits: Exits[] = [];
+  /** The statement being interpreted: the place of a step whose expression has none of its own. */
+  private at: Loc;
   private depth = 0;
 
   constructor(private readonly s: Shared, ref: FnRef) {
     this.module = ref.module;
     this.fn = ref.fn;
+    this.at = ref.fn.loc;
     const spec = s.specs.get(ref.module.language === "typescript" ? "javascript" : ref.module.language);
     if (!spec) throw new Error(`no language table for ${ref.module.language}`);
     this.spec = spec;
@@ -105,6 +108,7 @@ export class FunctionInterpreter {
   }
 
   private stmt(st: Stmt, env: Env): Env | null {
+    if (st.loc.line) this.at = st.loc;
     switch (st.k) {
       case "assign":
         this.assign(st.target, st.op === "=" ? this.expr(st.value, env) : combine([this.expr(st.target as Expr, env), this.expr(st.value, env)]), env, st.loc, st.decl === true);
@@ -649,7 +653,8 @@ export class FunctionInterpreter {
     return { origin: { kind: "source", rule, label, sourceKind: kind, at: `${this.module.file}:${loc.line}:${loc.column}` }, steps: [this.step(loc, "source", label)], clean: new Set() };
   }
 
-  private step(loc: Loc, kind: TraceStep["kind"], label: string): TraceStep {
+  private step(at: Loc, kind: TraceStep["kind"], label: string): TraceStep {
+    const loc = at.line ? at : this.at;
     const line = this.s.lines(this.module.file)[loc.line - 1] ?? "";
     return { file: this.module.file, line: loc.line, column: loc.column, kind, label, code: line.trim().slice(0, 160) };
   }

@@ -6,7 +6,10 @@ export { kindOf, locOf } from "./lower-util";
 
 /** Named children without comments, which tree-sitter puts anywhere. */
 export function kids(node: SgNode): SgNode[] {
-  return node.children().filter((c) => c.isNamed() && kindOf(c) !== "comment" && kindOf(c) !== "html_comment");
+  return node.namedChildren().filter((c) => {
+    const kind = kindOf(c);
+    return kind !== "comment" && kind !== "html_comment";
+  });
 }
 
 /** `node.field(name)`; napi's typing narrows field names per kind, which a generic walker cannot use. */

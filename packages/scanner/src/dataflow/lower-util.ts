@@ -9,8 +9,7 @@ export function locOf(node: SgNode): Loc {
 
 export function namedChildren(node: SgNode): SgNode[] {
   const out: SgNode[] = [];
-  for (const c of node.children()) {
-    if (!c.isNamed()) continue;
+  for (const c of node.namedChildren()) {
     const kind = c.kind() as string;
     if (kind !== "comment" && kind !== "line_comment" && kind !== "block_comment") out.push(c);
   }
