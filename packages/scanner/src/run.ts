@@ -215,7 +215,10 @@ class AnalyzerLimit {
   constructor(name: string, timeoutMs: number, private readonly outer: AbortSignal | undefined) {
     const message = `${name} did not finish within ${formatDuration(timeoutMs)}.`;
     this.timer = setTimeout(() => this.controller.abort(new AnalyzerTimeoutError(message)), timeoutMs);
-    outer?.addEventListener("abort", this.onOuter, { once: true });
+    // A signal that fired already never fires again: an analyzer started after the scan was
+    // cancelled must stop at once.
+    if (outer?.aborted) this.onOuter();
+    else outer?.addEventListener("abort", this.onOuter, { once: true });
   }
 
   get signal(): AbortSignal {

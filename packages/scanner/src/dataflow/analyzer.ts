@@ -69,50 +69,135 @@ export async function analyzeCheckout(dir: string, files: readonly string[], sig
 }
 
 /**
- * In a worker thread when one can be started (the service runs under tsx, whose loader the
- * thread inherits), so that the other analyzers' tools use the other core meanwhile; in this
- * thread otherwise (e.g. under the test runner, which cannot load the thread's module).
+ * In a worker thread when one can be started, so that the other analyzers' tools use the
+ * other core meanwhile; in this thread otherwise.
  */
 async function runDataflow(ctx: AnalyzerContext): Promise<NormalizedFinding[]> {
-  const threaded = await runInThread(ctx);
+  const threaded = await sharedThread().run(ctx.dir, ctx.files, ctx.signal);
   return threaded ?? analyzeCheckout(ctx.dir, ctx.files, ctx.signal);
 }
 
-function runInThread(ctx: AnalyzerContext): Promise<NormalizedFinding[] | null> {
-  return new Promise((resolve, reject) => {
-    let worker: Worker;
-    try {
-      worker = new Worker(new URL("./thread-boot.mjs", import.meta.url), { workerData: { dir: ctx.dir, files: ctx.files } });
-    } catch {
-      resolve(null);
-      return;
-    }
-    let ready = false;
-    let settled = false;
-    const settle = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      ctx.signal.removeEventListener("abort", onAbort);
-      fn();
-    };
-    const onAbort = () => settle(() => {
-      void worker.terminate();
-      reject(ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error("dataflow analysis aborted"));
-    });
-    ctx.signal.addEventListener("abort", onAbort, { once: true });
-    worker.on("message", (msg: ThreadMessage) => {
-      if (msg.kind === "ready") ready = true;
-      else if (msg.kind === "done") settle(() => resolve(msg.findings));
-      else settle(() => reject(new AnalyzerFailedError("The dataflow analysis failed.", msg.message)));
-      if (msg.kind !== "ready") void worker.terminate();
-    });
-    // Before "ready" the thread could not load its module: analyse here instead.
-    worker.on("error", (err) => settle(() => (ready ? reject(new AnalyzerFailedError("The dataflow analysis failed.", err.message)) : resolve(null))));
-    worker.on("exit", (code) => settle(() => (ready ? reject(new AnalyzerFailedError("The dataflow analysis stopped unexpectedly.", `exit ${code}`)) : resolve(null))));
-  });
+export type ThreadRequest = { kind: "job"; id: number; dir: string; files: readonly string[] };
+export type ThreadMessage = { kind: "ready" } | { kind: "done"; id: number; findings: NormalizedFinding[] } | { kind: "failed"; id: number; message: string };
+
+interface Job {
+  dir: string;
+  files: readonly string[];
+  resolve: (findings: NormalizedFinding[] | null) => void;
+  reject: (err: Error) => void;
 }
 
-export type ThreadMessage = { kind: "ready" } | { kind: "done"; findings: NormalizedFinding[] } | { kind: "failed"; message: string };
+/**
+ * One long-lived thread per process (starting one costs ~0.4 s: loading the TypeScript
+ * sources); it holds the process open only while it has jobs. A job's cancellation ends
+ * the thread — the analysis runs to completion otherwise — and the other jobs it had are
+ * given to a new one.
+ */
+class DataflowThread {
+  private worker: Worker | null = null;
+  private ready: Promise<boolean> | null = null;
+  private readonly jobs = new Map<number, Job>();
+  private nextId = 0;
+  private unavailable = false;
+
+  async run(dir: string, files: readonly string[], signal: AbortSignal): Promise<NormalizedFinding[] | null> {
+    if (this.unavailable || !(await this.start())) return null;
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        if (!this.jobs.delete(id)) return;
+        reject(signal.reason instanceof Error ? signal.reason : new Error("dataflow analysis aborted"));
+        this.restart();
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      const done = () => signal.removeEventListener("abort", onAbort);
+      this.jobs.set(id, {
+        dir,
+        files,
+        resolve: (v) => (done(), resolve(v)),
+        reject: (e) => (done(), reject(e)),
+      });
+      this.worker?.ref();
+      this.send(id);
+    });
+  }
+
+  private start(): Promise<boolean> {
+    this.ready ??= new Promise<boolean>((resolve) => {
+      let worker: Worker;
+      try {
+        worker = new Worker(new URL("./thread-boot.mjs", import.meta.url));
+      } catch {
+        this.unavailable = true;
+        resolve(false);
+        return;
+      }
+      this.worker = worker;
+      let ready = false;
+      worker.on("message", (msg: ThreadMessage) => {
+        if (msg.kind === "ready") {
+          ready = true;
+          if (!this.jobs.size) worker.unref();
+          resolve(true);
+          return;
+        }
+        const job = this.jobs.get(msg.id);
+        if (!job) return;
+        this.jobs.delete(msg.id);
+        if (!this.jobs.size) worker.unref();
+        if (msg.kind === "done") job.resolve(msg.findings);
+        else job.reject(new AnalyzerFailedError("The dataflow analysis failed.", msg.message));
+      });
+      const lost = (why: string) => {
+        if (this.worker !== worker) return;
+        this.worker = null;
+        this.ready = null;
+        if (!ready) {
+          // The thread could not load its module (e.g. under a test runner): analyse in the caller's thread from now on.
+          this.unavailable = true;
+          resolve(false);
+        }
+        for (const [id, job] of this.jobs) {
+          this.jobs.delete(id);
+          job.reject(new AnalyzerFailedError("The dataflow analysis stopped unexpectedly.", why));
+        }
+      };
+      worker.on("error", (err) => lost(err.message));
+      worker.on("exit", (code) => lost(`exit ${code}`));
+    });
+    return this.ready;
+  }
+
+  private send(id: number): void {
+    const job = this.jobs.get(id);
+    if (job && this.worker) this.worker.postMessage({ kind: "job", id, dir: job.dir, files: job.files } satisfies ThreadRequest);
+  }
+
+  /** Ends the thread (a cancelled job cannot be interrupted inside it) and hands the other jobs to a new one. */
+  private restart(): void {
+    const old = this.worker;
+    this.worker = null;
+    this.ready = null;
+    void old?.terminate();
+    if (!this.jobs.size) return;
+    void this.start().then((ok) => {
+      if (ok && this.jobs.size) this.worker?.ref();
+      for (const [id, job] of this.jobs) {
+        if (ok) this.send(id);
+        else {
+          this.jobs.delete(id);
+          job.resolve(null);
+        }
+      }
+    });
+  }
+}
+
+let thread: DataflowThread | undefined;
+function sharedThread(): DataflowThread {
+  thread ??= new DataflowThread();
+  return thread;
+}
 
 async function readBounded(dir: string, file: string): Promise<string | null> {
   if (repoPath(file) !== file) return null;

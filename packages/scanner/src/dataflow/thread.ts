@@ -1,14 +1,15 @@
-/** The dataflow analyzer's worker thread (analyzer.ts): analyses the files it is given and posts the findings. */
-import { parentPort, workerData } from "node:worker_threads";
-import { analyzeCheckout, type ThreadMessage } from "./analyzer";
+/** The dataflow analyzer's worker thread (analyzer.ts): analyses the checkouts it is sent, one message a job. */
+import { parentPort } from "node:worker_threads";
+import { analyzeCheckout, type ThreadMessage, type ThreadRequest } from "./analyzer";
 
 const port = parentPort;
 if (port) {
   const post = (msg: ThreadMessage) => port.postMessage(msg);
+  port.on("message", (req: ThreadRequest) => {
+    analyzeCheckout(req.dir, req.files).then(
+      (findings) => post({ kind: "done", id: req.id, findings }),
+      (err: unknown) => post({ kind: "failed", id: req.id, message: err instanceof Error ? err.message : String(err) }),
+    );
+  });
   post({ kind: "ready" });
-  const { dir, files } = workerData as { dir: string; files: string[] };
-  analyzeCheckout(dir, files).then(
-    (findings) => post({ kind: "done", findings }),
-    (err: unknown) => post({ kind: "failed", message: err instanceof Error ? err.message : String(err) }),
-  );
 }

@@ -1,0 +1,63 @@
+// The dataflow analyzer inside a scan: its findings and verdicts, and cancellation of a run in
+// progress (the analysis thread is ended and the next scan gets a working one).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { defaultAnalyzers } from "../analyzers/registry";
+import { ScanAbortedError } from "../errors";
+import { runAnalyzers } from "../run";
+import { removeDir, tempDir } from "../test-support/git-fixtures";
+import { dataflowAnalyzer } from "./analyzer";
+
+const SERVLET = (n: number) => `package app;
+public class Users${n} {
+  public void doGet(HttpServletRequest request, java.sql.Statement stmt) throws Exception {
+    String id = request.getParameter("id");
+    stmt.executeQuery("select * from users where id=" + id);
+    count(stmt, "users");
+  }
+  public void count(java.sql.Statement stmt, String table) throws Exception {
+    stmt.executeQuery("select count(*) from " + table);
+  }
+}
+`;
+
+let root: string;
+beforeAll(() => {
+  root = tempDir("ax-dataflow-analyzer-");
+});
+afterAll(() => removeDir(root));
+
+function repo(name: string, files: number): string {
+  const dir = join(root, name);
+  mkdirSync(join(dir, "src"), { recursive: true });
+  for (let i = 0; i < files; i++) writeFileSync(join(dir, "src", `Users${i}.java`), SERVLET(i));
+  return dir;
+}
+
+it("confirms the pattern finding on the tainted query and marks the constant one unconfirmed", async () => {
+  const dir = repo("one", 1);
+  const result = await runAnalyzers({ dir, analyzers: defaultAnalyzers(), timeoutMs: 120_000, maxOutputBytes: 10_000_000 });
+  const sql = result.findings.filter((f) => f.cwe_id === "CWE-89").map((f) => [f.start_line, f.confidence, f.dataflow?.status]);
+  expect(sql).toEqual([
+    [5, "HIGH", "confirmed"],
+    [9, "LOW", "unconfirmed"],
+  ]);
+  expect(result.analyzers.find((a) => a.name === "dataflow")).toMatchObject({ status: "completed", findings: 1 });
+});
+
+it("stops when the scan is cancelled mid-analysis, and the next scan is analysed", async () => {
+  const big = repo("big", 1500);
+  const controller = new AbortController();
+  const started = performance.now();
+  const run = runAnalyzers({ dir: big, analyzers: [dataflowAnalyzer()], timeoutMs: 120_000, maxOutputBytes: 10_000_000, signal: controller.signal });
+  setTimeout(() => controller.abort(), 300);
+  await expect(run).rejects.toBeInstanceOf(ScanAbortedError);
+  // Well before the analysis of 1,500 files could have finished.
+  expect(performance.now() - started).toBeLessThan(5_000);
+
+  const after = await runAnalyzers({ dir: repo("after", 2), analyzers: [dataflowAnalyzer()], timeoutMs: 120_000, maxOutputBytes: 10_000_000 });
+  expect(after.findings.map((f) => [f.file, f.start_line, f.rule_id])).toEqual([
+    ["src/Users0.java", 5, "java-taint-sql"],
+    ["src/Users1.java", 5, "java-taint-sql"],
+  ]);
+}, 60_000);
