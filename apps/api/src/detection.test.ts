@@ -78,6 +78,8 @@ describe("a polyglot repository", () => {
       "deploy/run.sh": "#!/bin/sh\nrm -rf $1/cache\n",
       "config/settings.py": 'AWS_ACCESS_KEY_ID = "AKIAQ4KXYZ7PLMN3TRWB"\nAWS_SECRET_ACCESS_KEY = "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"\n',
       "cmd/main.go": "package main\n\nfunc main() {}\n",
+      "api/Users.java":
+        "class Users {\n  void doGet(HttpServletRequest request, java.sql.Statement stmt) throws Exception {\n    String id = request.getParameter(\"id\");\n    String q = \"select * from users where id=\" + id;\n    stmt.executeQuery(q);\n  }\n}\n",
     });
     result = await scan({ git_uri: repo });
     all = await findings(result.scan_id);
@@ -91,7 +93,32 @@ describe("a polyglot repository", () => {
 
   it("has findings from every analyzer", () => {
     const analyzers = new Set(all.flatMap((f) => f.sources.map((s) => s.analyzer)));
-    expect([...analyzers].sort()).toEqual(["ast-grep", "bandit", "cppcheck", "demo-sarif", "flawfinder", "secrets", "shellcheck"]);
+    expect([...analyzers].sort()).toEqual(["ast-grep", "bandit", "cppcheck", "dataflow", "demo-sarif", "flawfinder", "secrets", "shellcheck"]);
+  });
+
+  it("shows a confirmed flow's trace in the finding detail and as SARIF codeFlows", async () => {
+    const sql = all.find((f) => f.file === "api/Users.java" && f.cwe_id === "CWE-89");
+    expect(sql?.sources.map((s) => s.analyzer).sort()).toEqual(["ast-grep", "dataflow"]);
+    const detail = await request(h.app).get(`/api/v2/scan/${result.scan_id}/finding/${sql!.finding_id}`).set(key());
+    expect(detail.body).toMatchObject({ confidence: "HIGH", dataflow: { status: "confirmed", source_kind: "remote" } });
+    const trace = (detail.body.dataflow.trace as { kind: string; line: number; file: string }[]).map((s) => [s.kind, s.file, s.line]);
+    expect(trace).toEqual([
+      ["source", "api/Users.java", 3],
+      ["step", "api/Users.java", 3],
+      ["step", "api/Users.java", 4],
+      ["sink", "api/Users.java", 5],
+    ]);
+    const sarif = await request(h.app).get(`/api/v2/scan/${result.scan_id}/sarif`).set(key());
+    const results = sarif.body.runs[0].results as { properties?: { dataflow?: string }; codeFlows?: { threadFlows: { locations: unknown[] }[] }[]; locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[];
+    const flow = results.find((r) => r.locations[0]?.physicalLocation.artifactLocation.uri === "api/Users.java" && r.properties?.dataflow === "confirmed");
+    expect(flow?.codeFlows?.[0]?.threadFlows[0]?.locations).toHaveLength(4);
+  });
+
+  it("marks a pattern finding the taint analysis found no untrusted path to as unconfirmed, at LOW confidence", async () => {
+    // `cmd` is a plain parameter, not request input: nothing untrusted is known to reach it.
+    const shell = all.find((f) => f.file === "svc/tasks.py" && f.cwe_id === "CWE-78");
+    const detail = await request(h.app).get(`/api/v2/scan/${result.scan_id}/finding/${shell!.finding_id}`).set(key());
+    expect(detail.body).toMatchObject({ confidence: "LOW", dataflow: { status: "unconfirmed", trace: [] } });
   });
 
   it("merges the same weakness reported twice on one line", () => {

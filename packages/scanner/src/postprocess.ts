@@ -100,7 +100,7 @@ function mergeAcrossAnalyzers(findings: NormalizedFinding[], analyzerOrder: stri
   const singles: NormalizedFinding[] = [];
   for (const f of findings) {
     if (!f.cwe_id) {
-      singles.push({ ...f, sources: [{ analyzer: f.analyzer, rule_id: f.rule_id }] });
+      singles.push({ ...f, sources: f.sources ?? [{ analyzer: f.analyzer, rule_id: f.rule_id }] });
       continue;
     }
     const key = [f.file, f.start_line, f.cwe_id].join("\0");
@@ -115,7 +115,8 @@ function mergeAcrossAnalyzers(findings: NormalizedFinding[], analyzerOrder: stri
         order(a.analyzer) - order(b.analyzer),
     );
     const lead = sorted[0] as NormalizedFinding;
-    const sources = uniqueSources(sorted.map((f) => ({ analyzer: f.analyzer, rule_id: f.rule_id })));
+    // A finding may arrive with sources already (the taint analysis that confirmed it).
+    const sources = uniqueSources(sorted.flatMap((f) => f.sources ?? [{ analyzer: f.analyzer, rule_id: f.rule_id }]));
     const fix = lead.fix ?? sorted.find((f) => f.fix)?.fix;
     const suppression = lead.suppression ?? sorted.find((f) => f.suppression)?.suppression;
     out.push({ ...lead, sources, ...(fix ? { fix } : {}), ...(suppression ? { suppression } : {}) });
