@@ -7,11 +7,12 @@
  * summary of this function is what `run` returns.
  */
 import type { TraceStep } from "@ax/contracts";
-import type { ConstValue, Expr, FunctionIR, LValue, Loc, ModuleIR, Stmt } from "./ir";
+import type { Expr, FunctionIR, LValue, Loc, ModuleIR, Stmt } from "./ir";
 import { chainPath } from "./lower-util";
 import type { FnRef, Program } from "./program";
 import type { CallPattern, LanguageSpec, SinkRule } from "./spec";
-import { combine, constant, EMPTY, join, mergeFacts, sanitized, withStep, appendSteps, type Fact, type Value } from "./values";
+import { constOf, fold, FOLDABLE, joinEnv, truthy, truthyConst, type Env } from "./fold";
+import { combine, constant, EMPTY, mergeFacts, sanitized, withStep, appendSteps, join, type Fact, type Value } from "./values";
 
 export interface SinkSummary {
   /** A parameter index, or the key of a field read as an implicit parameter. */
@@ -52,13 +53,11 @@ export interface Shared {
   called: Set<string>;
 }
 
-type Env = Map<string, Value>;
 interface Exits {
   breaks: Env[];
   continues: Env[];
 }
 
-const FOLDABLE = new Set(["+", "-", "*", "/", "%", "==", "!=", "===", "!==", "<", "<=", ">", ">=", "&&", "||"]);
 
 export class FunctionInterpreter {
   private readonly spec: LanguageSpec;
@@ -658,75 +657,4 @@ export class FunctionInterpreter {
     const line = this.s.lines(this.module.file)[loc.line - 1] ?? "";
     return { file: this.module.file, line: loc.line, column: loc.column, kind, label, code: line.trim().slice(0, 160) };
   }
-}
-
-function joinEnv(a: Env | null, b: Env | null): Env | null {
-  if (!a) return b ? new Map(b) : null;
-  if (!b) return a;
-  const out: Env = new Map();
-  for (const k of new Set([...a.keys(), ...b.keys()])) out.set(k, join(a.get(k), b.get(k)));
-  return out;
-}
-
-function truthy(v: Value): boolean | undefined {
-  return v.konst ? truthyConst(v.konst.v) : undefined;
-}
-
-function truthyConst(v: ConstValue): boolean {
-  return v !== null && v !== false && v !== 0 && v !== "";
-}
-
-function fold(op: string, a: ConstValue, b: ConstValue): ConstValue | undefined {
-  switch (op) {
-    case "+":
-      if (typeof a === "number" && typeof b === "number") return a + b;
-      if (typeof a === "string" || typeof b === "string") return `${a ?? "null"}${b ?? "null"}`;
-      return undefined;
-    case "-":
-    case "*":
-    case "/":
-    case "%":
-      if (typeof a !== "number" || typeof b !== "number") return undefined;
-      if ((op === "/" || op === "%") && b === 0) return undefined;
-      return op === "-" ? a - b : op === "*" ? a * b : op === "/" ? a / b : a % b;
-    case "==":
-    case "===":
-      return a === b;
-    case "!=":
-    case "!==":
-      return a !== b;
-    case "<":
-      return a !== null && b !== null ? a < b : undefined;
-    case "<=":
-      return a !== null && b !== null ? a <= b : undefined;
-    case ">":
-      return a !== null && b !== null ? a > b : undefined;
-    case ">=":
-      return a !== null && b !== null ? a >= b : undefined;
-    case "&&":
-      return truthyConst(a) ? b : a;
-    case "||":
-      return truthyConst(a) ? a : b;
-  }
-  return undefined;
-}
-
-/** The constant value of an initialiser made only of literals (`true`, `5 == 5`, `"a" + "b"`). */
-export function constOf(e: Expr, depth = 0): ConstValue | undefined {
-  if (depth > 8) return undefined;
-  if (e.k === "const") return e.value;
-  if (e.k === "cast") return constOf(e.arg, depth + 1);
-  if (e.k === "unary") {
-    const v = constOf(e.arg, depth + 1);
-    if (v === undefined) return undefined;
-    if (e.op === "!" || e.op === "not") return !truthyConst(v);
-    if (e.op === "-" && typeof v === "number") return -v;
-    return undefined;
-  }
-  if (e.k === "binary" && FOLDABLE.has(e.op)) {
-    const a = constOf(e.left, depth + 1);
-    const b = constOf(e.right, depth + 1);
-    return a === undefined || b === undefined ? undefined : fold(e.op, a, b);
-  }
-  return undefined;
 }
