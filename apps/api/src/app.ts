@@ -16,13 +16,14 @@ import { groupRoutes } from "./routes/groups";
 import { healthRoutes } from "./routes/health";
 import { profileRoutes } from "./routes/profile";
 import { scanRoutes } from "./routes/scans";
+import { webhookRoutes } from "./routes/webhooks";
 
 export const API_VERSION = "2.0.0";
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const CHAT_PATH = new RegExp(`^${API_PREFIX}/[^/]+/chatbot/?$`, "i");
 
 export function apiRoutes(deps: AppDeps): AnyRoute[] {
-  return [...healthRoutes(deps), ...profileRoutes(deps), ...scanRoutes(deps), ...findingRoutes(deps), ...groupRoutes(deps), ...aiRoutes(deps)];
+  return [...healthRoutes(deps), ...profileRoutes(deps), ...scanRoutes(deps), ...findingRoutes(deps), ...groupRoutes(deps), ...webhookRoutes(deps), ...aiRoutes(deps)];
 }
 
 /** The Express app; no I/O happens here (main.ts connects and listens). */

@@ -1,7 +1,7 @@
 // Real PostgreSQL and Redis. The matrix is built from the app's own route table, so a new
 // endpoint is covered the day it is added.
 import request from "supertest";
-import { createScan, createToken, findOrCreateProject, generateToken, getFinding, getGroup, insertAiRequest, listTokens, markRunning, newId, revokeToken, storeScanResults } from "@ax/db";
+import { createScan, createToken, createWebhook, findOrCreateProject, generateToken, getFinding, getGroup, getWebhook, insertAiRequest, listTokens, markRunning, newId, revokeToken, storeScanResults } from "@ax/db";
 import type { NormalizedFinding } from "@ax/contracts";
 import { apiRoutes } from "./app";
 import type { AnyRoute } from "./http/route";
@@ -49,7 +49,8 @@ beforeAll(async () => {
   const token = (await listTokens(db, t.user_id))[0]!;
   const aiRequest = newId();
   await insertAiRequest(db, { id: aiRequest, organizationId: t.organization_id, groupId: null, userId: t.user_id, kind: "review", model: "m", input: { code: "x" } });
-  Object.assign(ids, { organization_id: t.organization_id, group_id: t.group_id, project_id: project.id, scan_id: scan.id, finding_id: finding, token_id: token.id, request_id: aiRequest, status: "true" });
+  const webhook = await createWebhook(db, { organizationId: t.organization_id, url: "https://hooks.example.test/ax", events: ["scan.completed"], secret: "whsec_seed", createdBy: t.user_id });
+  Object.assign(ids, { organization_id: t.organization_id, group_id: t.group_id, project_id: project.id, scan_id: scan.id, finding_id: finding, token_id: token.id, request_id: aiRequest, webhook_id: webhook.id, status: "true" });
 
   other = await h.otherTenant();
   const expired = await createToken(db, { userId: t.user_id, name: "expired", expiresInDays: -1 });
@@ -75,6 +76,8 @@ const BODIES: Record<string, unknown> = {
   "POST /ai/review": { code: "x" },
   "POST /ai/chatbot": { prompt: "who am I?" },
   "POST /:organization_id/chatbot": { prompt: "who am I?" },
+  "POST /organization/:organization_id/webhooks": { url: "https://hooks.example.test/intruder", events: ["scan.completed"] },
+  "PATCH /organization/:organization_id/webhooks/:webhook_id": { url: "https://hooks.example.test/intruder" },
 };
 
 /** Answers in Markdown, errors included (DESIGN §4). */
@@ -82,7 +85,13 @@ const isChat = (r: AnyRoute) => r.path.endsWith("/chatbot");
 /** Reading or asking, not changing anything: open to viewers. */
 const VIEWER_POSTS = new Set(["/ai/review", "/ai/chatbot", "/:organization_id/chatbot"]);
 /** Reads for admins and owners only. */
-const ADMIN_READS = new Set(["/organization/:organization_id/ai/feedback"]);
+const ADMIN_READS = new Set([
+  "/organization/:organization_id/ai/feedback",
+  // Webhook URLs may carry a capability of their own (docs/decisions.md).
+  "/organization/:organization_id/webhooks",
+  "/organization/:organization_id/webhooks/:webhook_id",
+  "/organization/:organization_id/webhooks/:webhook_id/deliveries",
+]);
 const UNAUTHORIZED = "A valid personal access token is required in the X-AX-KEY header.";
 
 function call(r: AnyRoute, token: string | undefined, query = "") {
@@ -137,6 +146,7 @@ describe("authentication on every non-public endpoint", () => {
     expect((await getFinding(db, ids.organization_id!, ids.scan_id!, ids.finding_id!))?.status).toBe("TO REVIEW");
     expect(await getGroup(db, ids.organization_id!, ids.group_id!)).toBeDefined();
     expect((await listTokens(db, h.tenant.user_id)).find((t) => t.id === ids.token_id)?.revoked_at).toBeNull();
+    expect((await getWebhook(db, ids.organization_id!, ids.webhook_id!))?.url).toBe("https://hooks.example.test/ax");
   });
 
   it("lets a viewer read but not write", async () => {

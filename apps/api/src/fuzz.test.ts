@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import request from "supertest";
 import { FINDING_STATUSES, LEVELS, SEVERITIES, type NormalizedFinding } from "@ax/contracts";
-import { createGroup, createScan, createToken, findOrCreateProject, generateToken, insertAiRequest, listTokens, markRunning, newId, revokeToken, storeScanResults, type BootstrapResult, type Db } from "@ax/db";
+import { createGroup, createScan, createToken, createWebhook, findOrCreateProject, generateToken, insertAiRequest, listTokens, markRunning, newId, revokeToken, storeScanResults, type BootstrapResult, type Db } from "@ax/db";
 import { makeGitRepo, testConfig } from "@ax/testkit";
 import { API_VERSION, apiRoutes } from "./app";
 import {
@@ -41,7 +41,7 @@ const INVALID_RUNS = 200;
 const routes = apiRoutes({ config: testConfig() } as AppDeps);
 const DOC = JSON.parse(JSON.stringify(buildOpenApi(routes, { version: API_VERSION }))) as OpenApiDoc;
 // Reads first, destructive routes last (and those only against throwaway objects, below).
-const ORDER = { get: 0, post: 1, put: 2, delete: 3 };
+const ORDER = { get: 0, post: 1, put: 2, patch: 2, delete: 3 };
 const OPS = operationsOf(DOC, routes).sort((a, b) => ORDER[a.method] - ORDER[b.method]);
 
 type Ids = Record<IdName, string>;
@@ -97,7 +97,8 @@ async function seedTenant(db: Db, t: BootstrapResult): Promise<Ids> {
   const requestId = newId();
   await insertAiRequest(db, { id: requestId, organizationId: t.organization_id, groupId: null, userId: t.user_id, kind: "review", model: "m", input: { code: "x" } });
   const token = (await listTokens(db, t.user_id))[0]!;
-  return { organization_id: t.organization_id, group_id: t.group_id, project_id: project.id, scan_id: scan.id, finding_id: finding.id, token_id: token.id, request_id: requestId };
+  const webhook = await createWebhook(db, { organizationId: t.organization_id, url: "https://hooks.example.test/ax", events: ["scan.completed", "group.deleted"], secret: "whsec_seed", createdBy: t.user_id });
+  return { organization_id: t.organization_id, group_id: t.group_id, project_id: project.id, scan_id: scan.id, finding_id: finding.id, token_id: token.id, request_id: requestId, webhook_id: webhook.id };
 }
 
 /**
@@ -126,13 +127,17 @@ const FRESH: Record<string, Partial<Record<IdName, () => Promise<string>>>> = {
   revokeToken: {
     token_id: async () => (await createToken(h.stack.handle.db, { userId: h.tenant.user_id, name: "fuzz-doomed", expiresInDays: 1 })).record.id,
   },
+  deleteWebhook: {
+    webhook_id: async () =>
+      (await createWebhook(h.stack.handle.db, { organizationId: h.tenant.organization_id, url: "https://hooks.example.test/doomed", events: ["scan.failed"], secret: "whsec_doomed", createdBy: h.tenant.user_id })).id,
+  },
 };
 
 beforeAll(async () => {
   // Thousands of requests from one token: the limits have their own suite (limits.test.ts).
   h = await createApiHarness({ env: { RATE_LIMIT_ENABLED: "false", MAX_SCANS_IN_FLIGHT_PER_ORG: "0" } });
   const db = h.stack.handle.db;
-  ids = { self: await seedTenant(db, h.tenant), other: { organization_id: "", group_id: "", project_id: "", scan_id: "", finding_id: "", token_id: "", request_id: "" } };
+  ids = { self: await seedTenant(db, h.tenant), other: { organization_id: "", group_id: "", project_id: "", scan_id: "", finding_id: "", token_id: "", request_id: "", webhook_id: "" } };
   const other = await h.otherTenant();
   ids.other = await seedTenant(db, other);
   tokens = { owner: h.tenant.token, viewer: await h.member("viewer"), member: await h.member("member"), other: other.token };
@@ -174,6 +179,12 @@ const cursor = fc
   )
   .map((o) => Buffer.from(JSON.stringify(o), "utf8").toString("base64url"));
 
+/**
+ * Webhook targets: reserved names (RFC 2606 .test, .example) and internal or malformed URLs.
+ * No worker runs here, so nothing is ever delivered; the API only checks them.
+ */
+const SAFE_WEBHOOK_URLS = ["https://hooks.example.test/ax", "https://example.test:8443/h?x=1", "https://hooks.example/ax", "http://hooks.example.test/plain", "https://127.0.0.1/x", "https://10.0.0.5/x", "https://[::1]/x", "https://169.254.169.254/latest", "https://metadata.internal/x", "https://user:pw@hooks.example.test/x", "ftp://hooks.example.test/x", "not a url", ""];
+
 /** Loopback, local or plainly invalid; never a host on a network. */
 const SAFE_GIT_URIS = () => [repo, `file://${repo}`, `${repo}/.git`, "http://127.0.0.1:1/x", "http://[::1]:1/x.git", "https://127.0.0.1:1/x", "http://localhost:1/x", "ext::sh -c touch% /tmp/ax-fuzz-pwned", "fd::17", "-oProxyCommand=touch /tmp/ax-fuzz-pwned", "--upload-pack=touch /tmp/ax-fuzz-pwned", "git@127.0.0.1:x/y.git", "ssh://127.0.0.1:1/x", "file:///../../etc", "/tmp/../etc/passwd", "http://user:pw@127.0.0.1:1/x", "http://127.0.0.1:1/x?q=1#f", "not a url", "", " "];
 const safeRandom = (s: fc.Arbitrary<unknown>) => s.filter((v) => typeof v === "string" && !/[:@]/.test(v));
@@ -186,6 +197,7 @@ function hints(): Hints {
     "body.severity": (s) => fc.oneof({ weight: 3, arbitrary: label(SEVERITIES) }, { weight: 1, arbitrary: s }),
     "body.likelihood": (s) => fc.oneof({ weight: 3, arbitrary: label(LEVELS) }, { weight: 1, arbitrary: s }),
     "body.confidence": (s) => fc.oneof({ weight: 3, arbitrary: label(LEVELS) }, { weight: 1, arbitrary: s }),
+    "body.url": (s) => fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...SAFE_WEBHOOK_URLS) }, { weight: 1, arbitrary: safeRandom(s) }),
     "body.sessione_id": (s) => fc.oneof(fc.stringMatching(/^[\w.:@-]{1,64}$/), s),
     "query.cursor": (s) => fc.oneof(s, cursor),
     "query.severity": (s) => fc.oneof(csv(SEVERITIES.map((v) => v.toLowerCase())), s),

@@ -3,12 +3,12 @@
 // organization, groups, projects, scans, findings and AI requests wherever an endpoint takes
 // an id. Real PostgreSQL and Redis; every attempt must fail and change nothing.
 import request from "supertest";
-import { createScan, findOrCreateProject, getScan, insertAiRequest, markRunning, newId, storeScanResults } from "@ax/db";
+import { createScan, createWebhook, findOrCreateProject, getScan, getWebhook, insertAiRequest, markRunning, newId, storeScanResults } from "@ax/db";
 import type { NormalizedFinding } from "@ax/contracts";
 import { createApiHarness, type ApiHarness } from "./test-support";
 
 let h: ApiHarness;
-let a: { organization_id: string; group_id: string; project_id: string; scan_id: string; finding_id: string; request_id: string };
+let a: { organization_id: string; group_id: string; project_id: string; scan_id: string; finding_id: string; request_id: string; webhook_id: string };
 let b: { token: string; organization_id: string; group_id: string };
 
 const finding: NormalizedFinding = {
@@ -45,7 +45,8 @@ beforeAll(async () => {
   const findingId = (await db.selectFrom("findings").select("id").where("scan_id", "=", scan.id).executeTakeFirstOrThrow()).id;
   const requestId = newId();
   await insertAiRequest(db, { id: requestId, organizationId: t.organization_id, groupId: t.group_id, userId: t.user_id, kind: "review", model: "m", input: { code: "x" } });
-  a = { organization_id: t.organization_id, group_id: t.group_id, project_id: project.id, scan_id: scan.id, finding_id: findingId, request_id: requestId };
+  const webhook = await createWebhook(db, { organizationId: t.organization_id, url: "https://hooks.example.test/a", events: ["scan.completed"], secret: "whsec_a", createdBy: t.user_id });
+  a = { organization_id: t.organization_id, group_id: t.group_id, project_id: project.id, scan_id: scan.id, finding_id: findingId, request_id: requestId, webhook_id: webhook.id };
   b = await h.otherTenant();
 });
 afterAll(() => h.close());
@@ -87,6 +88,12 @@ function attempts(): Attempt[] {
     { name: "feedback on B's org with A's group", send: () => request(h.app).get(`/api/v2/ai/feedback/${a.request_id}/true?organization_id=${b.organization_id}&group_id=${a.group_id}`).set(B()), refused: (res) => res.status === 400 },
     { name: "feedback stats of A's organization", send: () => request(h.app).get(`/api/v2/organization/${a.organization_id}/ai/feedback`).set(B()), refused: notFound },
     { name: "B's group path with A's group id", send: () => request(h.app).delete(`/api/v2/organization/${b.organization_id}/group/${a.group_id}`).set(B()), refused: notFound },
+    { name: "A's webhook under B's organization", send: () => request(h.app).get(`/api/v2/organization/${b.organization_id}/webhooks/${a.webhook_id}`).set(B()), refused: notFound },
+    { name: "update A's webhook under B's organization", send: () => request(h.app).patch(`/api/v2/organization/${b.organization_id}/webhooks/${a.webhook_id}`).set(B()).send({ url: "https://hooks.example.test/b" }), refused: notFound },
+    { name: "rotate A's webhook secret under B's organization", send: () => request(h.app).post(`/api/v2/organization/${b.organization_id}/webhooks/${a.webhook_id}/rotate-secret`).set(B()), refused: notFound },
+    { name: "test A's webhook under B's organization", send: () => request(h.app).post(`/api/v2/organization/${b.organization_id}/webhooks/${a.webhook_id}/test`).set(B()), refused: notFound },
+    { name: "A's deliveries under B's organization", send: () => request(h.app).get(`/api/v2/organization/${b.organization_id}/webhooks/${a.webhook_id}/deliveries`).set(B()), refused: notFound },
+    { name: "delete A's webhook under B's organization", send: () => request(h.app).delete(`/api/v2/organization/${b.organization_id}/webhooks/${a.webhook_id}`).set(B()), refused: notFound },
     { name: "A's project under B's group", send: () => request(h.app).get(`/api/v2/organization/${b.organization_id}/group/${b.group_id}/project/${a.project_id}/scan`).set(B()), refused: notFound },
   ];
 }
@@ -109,5 +116,8 @@ it("refuses every cross-tenant id in queries and bodies, and changes nothing", a
   expect((await getScan(db, [a.organization_id], a.scan_id))?.state).toBe("completed");
   expect(await db.selectFrom("ai_feedback").select("request_id").where("request_id", "=", a.request_id).execute()).toEqual([]);
   expect(await db.selectFrom("groups").select("id").where("id", "=", a.group_id).execute()).toHaveLength(1);
+  const hook = await getWebhook(db, a.organization_id, a.webhook_id);
+  expect({ url: hook?.url, secret: hook?.secret }).toEqual({ url: "https://hooks.example.test/a", secret: "whsec_a" });
+  expect(await db.selectFrom("webhook_deliveries").select("id").where("webhook_id", "=", a.webhook_id).execute()).toEqual([]);
   process.stdout.write(`[reliability] tenant isolation (query and body ids): ${list.length} cross-tenant attempts, ${leaks.length} successes\n`);
 });

@@ -10,6 +10,7 @@ import { addMember, bootstrap, createToken, createUser, type BootstrapResult, ty
 import { createLogger } from "@ax/logger";
 import { JobQueue, producerConnection } from "@ax/queue";
 import { createTestStack, type TestStack } from "@ax/testkit";
+import type { ResolveHost } from "@ax/worker";
 import { startWorker, type RunningWorker } from "@ax/worker";
 import { buildApp } from "./app";
 import type { AppDeps } from "./http/context";
@@ -20,7 +21,8 @@ export interface ApiHarness {
   deps: AppDeps;
   tenant: BootstrapResult;
   worker?: RunningWorker;
-  startWorker(): Promise<RunningWorker>;
+  /** `resolveHost` answers webhook targets' names (tests never resolve names for real). */
+  startWorker(opts?: { resolveHost?: ResolveHost }): Promise<RunningWorker>;
   /** A second, unrelated organization with its own owner. */
   otherTenant(): Promise<BootstrapResult>;
   /** A user with the given role in the first tenant's organization, and their token. */
@@ -41,8 +43,8 @@ export async function createApiHarness(opts: { env?: Record<string, string>; wor
     app,
     deps,
     tenant: stack.tenant,
-    async startWorker() {
-      const w = await startWorker({ config: stack.config, db: stack.handle.db, logger });
+    async startWorker(opts = {}) {
+      const w = await startWorker({ config: stack.config, db: stack.handle.db, logger, ...opts });
       workers.push(w);
       harness.worker = w;
       return w;
@@ -62,7 +64,7 @@ export async function createApiHarness(opts: { env?: Record<string, string>; wor
     },
     async close() {
       for (const w of workers) await w.close(5_000);
-      await queue.queue("scans").obliterate({ force: true }).catch(() => undefined);
+      for (const name of ["scans", "webhooks"]) await queue.queue(name).obliterate({ force: true }).catch(() => undefined);
       await queue.close();
       redis.disconnect();
       await stack.close();

@@ -2,6 +2,7 @@ import type { Job } from "bullmq";
 import { UnrecoverableError } from "bullmq";
 import type { JobData, JobName } from "@ax/contracts";
 import { PermanentScanError, processScan, type ScanDeps } from "./process-scan";
+import { deliverWebhook, type DeliverDeps } from "./webhooks/deliver";
 
 export type JobHandler<K extends JobName> = (data: JobData<K>, job: Job) => Promise<void>;
 /** One handler per job of the catalog: a job without a handler does not compile. */
@@ -9,8 +10,9 @@ export type JobHandlers = { [K in JobName]: JobHandler<K> };
 
 export class RetryableScanError extends Error {}
 
-export function createHandlers(deps: ScanDeps): JobHandlers {
+export function createHandlers(deps: ScanDeps, webhookDeps: DeliverDeps): JobHandlers {
   return {
+    "webhook.deliver": (data, job) => deliverWebhook(webhookDeps, data, job),
     "scan.run": async (data, job) => {
       const maxAttempts = job.opts.attempts ?? 1;
       try {

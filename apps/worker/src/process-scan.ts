@@ -2,8 +2,10 @@ import type { Config } from "@ax/config";
 import type { JobData } from "@ax/contracts";
 import { PgAnalysisCache, failScan, getScanForJob, getState, markRunning, requeueScan, storeScanResults, updateProgress, type Db } from "@ax/db";
 import type { Logger } from "@ax/logger";
+import type { JobQueue } from "@ax/queue";
 import { defaultReviewModel, type ReviewModel } from "@ax/ai/review";
 import { labelFindings, type AiLabel } from "./auto-triage";
+import { emitWebhookEvent, scanEndedEvent } from "./webhooks/events";
 import { changedSince, cloneRepository, isIntroduced, listBlobs, runAnalyzers, ScanInputError, ScanTimeoutError, withWorkspace, type AnalysisCache, type Analyzer } from "@ax/scanner";
 
 export interface ScanDeps {
@@ -14,6 +16,18 @@ export interface ScanDeps {
   analyzers?: Analyzer[];
   /** The review model for auto-triage (loaded once per worker); default: the shipped one. */
   reviewModel?: ReviewModel;
+  /** Where webhook deliveries are enqueued; absent, they wait for the reconciler. */
+  queue?: JobQueue;
+}
+
+/**
+ * Emits scan.completed or scan.failed after the write that ended the scan. Only the caller
+ * whose write moved the scan out of queued/running gets here (the writes are guarded), and
+ * the event id is derived from the scan, so a scan's ending is delivered once.
+ */
+export async function emitScanEnded(deps: ScanDeps, scanId: string, organizationId: string): Promise<void> {
+  const scan = await getScanForJob(deps.db, organizationId, scanId).catch(() => undefined);
+  if (scan && (scan.state === "completed" || scan.state === "failed")) await emitWebhookEvent(deps, scanEndedEvent(scan));
 }
 
 export interface AttemptInfo {
@@ -124,6 +138,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       return "discarded";
     }
     log.info("scan completed", { counts: stored.counts });
+    await emitScanEnded(deps, scan.id, scan.organization_id);
     return "completed";
   } catch (err) {
     const reason = abort.signal.aborted ? abort.signal.reason : err;
@@ -132,13 +147,15 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       return "discarded";
     }
     if (reason instanceof ScanInputError || reason instanceof ScanTimeoutError) {
-      await failScan(db, scan.id, reason.message);
+      if (await failScan(db, scan.id, reason.message)) await emitScanEnded(deps, scan.id, scan.organization_id);
       log.warn("scan failed", { reason: reason.message });
       throw new PermanentScanError(reason.message);
     }
     log.error("scan attempt failed", { error: err });
     if (info.attempt >= info.maxAttempts) {
-      await failScan(db, scan.id, `Scan failed after ${info.attempt} attempt(s): an internal error occurred. Reference: ${scan.id}.`);
+      if (await failScan(db, scan.id, `Scan failed after ${info.attempt} attempt(s): an internal error occurred. Reference: ${scan.id}.`)) {
+        await emitScanEnded(deps, scan.id, scan.organization_id);
+      }
       throw new PermanentScanError("attempts exhausted");
     }
     await requeueScan(db, scan.id);

@@ -1,18 +1,22 @@
 import os from "node:os";
 import { Worker, type Job } from "bullmq";
 import type { Config } from "@ax/config";
-import { JobCatalog, SCAN_QUEUE, type JobName } from "@ax/contracts";
+import { JobCatalog, SCAN_QUEUE, WEBHOOK_QUEUE, type JobName } from "@ax/contracts";
 import { failScan, pruneAnalysisCache, type Db } from "@ax/db";
 import { child, type Logger } from "@ax/logger";
 import { JobQueue, workerConnection } from "@ax/queue";
-import { defaultAnalyzers, sweepStaleWorkspaces } from "@ax/scanner";
+import { defaultAnalyzers, sweepStaleWorkspaces, type ResolveHost } from "@ax/scanner";
 import { createHandlers } from "./handlers";
+import { emitScanEnded } from "./process-scan";
 import { reconcile } from "./reconciler";
+import { pruneDeliveryLog, reconcileDeliveries } from "./webhooks/maintenance";
 
 export interface WorkerDeps {
   config: Config;
   db: Db;
   logger: Logger;
+  /** Name resolution for webhook targets; tests inject one (default: the system's). */
+  resolveHost?: ResolveHost;
 }
 
 export interface RunningWorker {
@@ -33,7 +37,6 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const id = `${os.hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   // Built once: an invalid SARIF_TOOLS stops the worker at start, not every scan.
   const analyzers = defaultAnalyzers({ sarifTools: config.scan.sarifTools });
-  const handlers = createHandlers({ db: deps.db, config, logger: child(deps.logger, "scan"), analyzers });
   // Workspaces of workers that died without cleaning up (SIGKILL, a crashed machine): older
   // than the scan time limit, so no live scan owns them.
   const swept = await sweepStaleWorkspaces(config.worker.workspaceDir, config.scan.timeoutMs + 60_000);
@@ -42,45 +45,69 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const connection = workerConnection(config.redis.url);
   const producer = workerConnection(config.redis.url);
   const queue = new JobQueue(producer, { redisUrl: config.redis.url, prefix: config.redis.queuePrefix, attempts: config.worker.attempts });
+  const webhookLog = child(deps.logger, "webhooks");
+  const scanDeps = { db: deps.db, config, logger: child(deps.logger, "scan"), analyzers, queue };
+  const handlers = createHandlers(scanDeps, { db: deps.db, config, logger: webhookLog, resolveHost: deps.resolveHost });
 
-  const worker = new Worker(
-    SCAN_QUEUE,
-    async (job: Job) => {
-      const name = job.name as JobName;
-      const entry = JobCatalog[name];
-      // Validate again on dequeue: a job from an older or newer producer may not fit.
-      const parsed = entry?.schema.safeParse(job.data);
-      if (!entry || !parsed?.success) {
-        log.error("job payload does not match the catalog; dropped", { job: job.id, name: job.name });
-        return;
-      }
-      await handlers[name](parsed.data, job);
-    },
-    {
-      connection,
-      prefix: config.redis.queuePrefix,
-      concurrency: config.worker.concurrency,
-      lockDuration: config.worker.lockMs,
-      stalledInterval: config.worker.stalledIntervalMs,
-      maxStalledCount: 2,
-      name: id,
-    },
-  );
+  const processor = async (job: Job) => {
+    const name = job.name as JobName;
+    const entry = JobCatalog[name];
+    // Validate again on dequeue: a job from an older or newer producer may not fit.
+    const parsed = entry?.schema.safeParse(job.data);
+    if (!entry || !parsed?.success) {
+      log.error("job payload does not match the catalog; dropped", { job: job.id, name: job.name });
+      return;
+    }
+    // The catalog's schemas and the handler map share JobName; TypeScript cannot pair them
+    // through an indexed access, so the pairing is asserted once, here.
+    await (handlers[name] as (data: unknown, job: Job) => Promise<void>)(parsed.data, job);
+  };
+  const worker = new Worker(SCAN_QUEUE, processor, {
+    connection,
+    prefix: config.redis.queuePrefix,
+    concurrency: config.worker.concurrency,
+    lockDuration: config.worker.lockMs,
+    stalledInterval: config.worker.stalledIntervalMs,
+    maxStalledCount: 2,
+    name: id,
+  });
+  // Deliveries have a queue of their own, so that a backlog of scans never delays them.
+  const webhookConnection = workerConnection(config.redis.url);
+  const webhookWorker = new Worker(WEBHOOK_QUEUE, processor, {
+    connection: webhookConnection,
+    prefix: config.redis.queuePrefix,
+    concurrency: config.webhooks.concurrency,
+    name: id,
+  });
+  webhookWorker.on("error", (err) => webhookLog.warn("queue connection error", { error: err.message }));
   worker.on("error", (err) => log.warn("queue connection error", { error: err.message }));
   worker.on("failed", (job, err) => {
     if (!job) return;
     const final = job.attemptsMade >= (job.opts.attempts ?? 1) || err.name === "UnrecoverableError" || /stalled/i.test(err.message);
     if (!final) return;
     // A job BullMQ gave up on (stalled too often) never reached our handler's own failure path.
-    const data = job.data as { scan_id?: string };
+    const data = job.data as { scan_id?: string; organization_id?: string };
     if (data.scan_id && /stalled/i.test(err.message)) {
-      void failScan(deps.db, data.scan_id, "The worker running this scan stopped responding repeatedly.").catch(() => undefined);
+      const scanId = data.scan_id;
+      void failScan(deps.db, scanId, "The worker running this scan stopped responding repeatedly.")
+        .then(async (ended) => {
+          if (ended && data.organization_id) await emitScanEnded(scanDeps, scanId, data.organization_id);
+        })
+        .catch(() => undefined);
     }
     log.warn("job failed for good", { job: job.id, reason: err.message });
   });
   await worker.waitUntilReady();
+  await webhookWorker.waitUntilReady();
 
-  const reconcileNow = () => reconcile({ db: deps.db, queue, logger: child(deps.logger, "reconciler"), minAgeMs: Math.min(5_000, config.worker.reconcileIntervalMs) });
+  const minAgeMs = Math.min(5_000, config.worker.reconcileIntervalMs);
+  const reconcileNow = async () => {
+    const scans = await reconcile({ db: deps.db, queue, logger: child(deps.logger, "reconciler"), minAgeMs });
+    await reconcileDeliveries({ db: deps.db, config, logger: webhookLog, queue, minAgeMs: Math.max(minAgeMs, 60_000) }).catch((err: Error) =>
+      webhookLog.warn("delivery reconcile failed", { error: err.message }),
+    );
+    return scans;
+  };
   await reconcileNow().catch((err: Error) => log.warn("initial reconcile failed", { error: err.message }));
   const timer = setInterval(() => void reconcileNow().catch(() => undefined), config.worker.reconcileIntervalMs);
   timer.unref();
@@ -88,8 +115,16 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     pruneAnalysisCache(deps.db, config.scan.analysisCacheTtlDays)
       .then((n) => n > 0 && log.info("pruned analysis cache", { entries: n }))
       .catch(() => undefined);
+  const pruneLog = () =>
+    pruneDeliveryLog({ db: deps.db, config, logger: webhookLog })
+      .then((n) => n > 0 && webhookLog.info("pruned webhook delivery log", { deliveries: n }))
+      .catch(() => undefined);
   void prune();
-  const pruneTimer = setInterval(() => void prune(), 3_600_000);
+  void pruneLog();
+  const pruneTimer = setInterval(() => {
+    void prune();
+    void pruneLog();
+  }, 3_600_000);
   pruneTimer.unref();
   log.info("worker started", { id, concurrency: config.worker.concurrency });
 
@@ -105,7 +140,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       // picks them up.
       let timedOut = false;
       await Promise.race([
-        worker.close(),
+        Promise.all([worker.close(), webhookWorker.close()]),
         new Promise<void>((resolve) =>
           setTimeout(() => {
             timedOut = true;
@@ -114,9 +149,13 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         ),
       ]);
       // Bounded too: a processor still inside an analyzer call must not hold the shutdown.
-      if (timedOut) await Promise.race([worker.close(true).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+      if (timedOut) {
+        const force = Promise.all([worker.close(true).catch(() => undefined), webhookWorker.close(true).catch(() => undefined)]);
+        await Promise.race([force, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+      }
       await queue.close().catch(() => undefined);
       connection.disconnect();
+      webhookConnection.disconnect();
       producer.disconnect();
       log.info("worker stopped", { id, forced: timedOut });
     },

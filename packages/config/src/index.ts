@@ -130,6 +130,24 @@ const EnvSchema = z.object({
   AI_FEEDBACK_TIMEOUT_MS: Int(100, 120_000).default(5_000),
   /** Earlier turns of a chat session given to the assistant. */
   AI_CHAT_HISTORY_TURNS: Int(0, 100).default(10),
+  /** 32 bytes, base64: webhook secrets are encrypted at rest (AES-256-GCM). Unset: stored as is. */
+  WEBHOOK_SECRET_KEY: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || Buffer.from(v, "base64").length === 32, { message: "must be 32 bytes in base64 (openssl rand -base64 32)" }),
+  /** true also allows http:// and loopback webhook targets (tests, local setups). */
+  WEBHOOK_ALLOW_INSECURE_TARGETS: Bool.default(false),
+  /** Tries of one delivery, and the first retry's delay (doubling each time). */
+  WEBHOOK_ATTEMPTS: Int(1, 30).default(8),
+  WEBHOOK_BACKOFF_MS: Int(10, 24 * 3600 * 1000).default(10_000),
+  /** One attempt's time limit (connect, send, response headers). */
+  WEBHOOK_TIMEOUT_MS: Int(100, 120_000).default(10_000),
+  /** Deliveries one worker process sends at once. */
+  WEBHOOK_CONCURRENCY: Int(1, 256).default(4),
+  /** The delivery log keeps at most this many rows per webhook, and none older than the days. */
+  WEBHOOK_LOG_MAX_PER_WEBHOOK: Int(10, 1_000_000).default(1000),
+  WEBHOOK_LOG_DAYS: Int(1, 3650).default(30),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -170,6 +188,19 @@ export interface Config {
   tokens: { defaultExpiryDays: number };
   shutdownTimeoutMs: number;
   ai: AiConfig;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** AES-256-GCM key for secrets at rest; undefined: secrets are stored as is. */
+  secretKey: Buffer | undefined;
+  allowInsecureTargets: boolean;
+  attempts: number;
+  backoffMs: number;
+  timeoutMs: number;
+  concurrency: number;
+  logMaxPerWebhook: number;
+  logDays: number;
 }
 
 export type ChatSpecialistName = "identity" | "cwe" | "findings" | "remediation" | "appsec";
@@ -233,6 +264,16 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     tokens: { defaultExpiryDays: e.TOKEN_DEFAULT_EXPIRY_DAYS },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     ai: aiConfig(e),
+    webhooks: {
+      secretKey: e.WEBHOOK_SECRET_KEY ? Buffer.from(e.WEBHOOK_SECRET_KEY, "base64") : undefined,
+      allowInsecureTargets: e.WEBHOOK_ALLOW_INSECURE_TARGETS,
+      attempts: e.WEBHOOK_ATTEMPTS,
+      backoffMs: e.WEBHOOK_BACKOFF_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      logMaxPerWebhook: e.WEBHOOK_LOG_MAX_PER_WEBHOOK,
+      logDays: e.WEBHOOK_LOG_DAYS,
+    },
   };
 }
 

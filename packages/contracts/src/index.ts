@@ -3,3 +3,4 @@ export * from "./finding";
 export * from "./scan";
 export * from "./jobs";
 export * from "./body";
+export * from "./webhook";

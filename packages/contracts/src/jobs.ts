@@ -15,8 +15,18 @@ export const JobCatalog = {
       request_id: z.string().optional(),
     }),
   },
+  // One job per delivery row; attempts and backoff come from WEBHOOK_ATTEMPTS and
+  // WEBHOOK_BACKOFF_MS. The payload and secret are read from PostgreSQL, not Redis.
+  "webhook.deliver": {
+    queue: "webhooks",
+    schema: z.object({
+      delivery_id: z.string().min(1),
+      organization_id: z.string().min(1),
+    }),
+  },
 } as const;
 
 export type JobName = keyof typeof JobCatalog;
 export type JobData<K extends JobName> = z.infer<(typeof JobCatalog)[K]["schema"]>;
 export const SCAN_QUEUE = "scans";
+export const WEBHOOK_QUEUE = "webhooks";

@@ -10,3 +10,5 @@ export * from "./bootstrap";
 export * from "./analysis-cache";
 export * from "./ai";
 export * from "./chat-data";
+export * from "./webhooks";
+export * from "./webhook-secrets";

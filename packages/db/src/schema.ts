@@ -198,6 +198,37 @@ export interface ChatMessagesTable {
   created_at: CreatedAt;
 }
 
+export interface WebhooksTable {
+  id: string;
+  organization_id: string;
+  url: string;
+  events: string[];
+  active: Generated<boolean>;
+  /** Sealed (webhook-secrets.ts): never returned by the API after creation or rotation. */
+  secret: string;
+  created_by: string | null;
+  created_at: CreatedAt;
+  updated_at: Generated<Date>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  organization_id: string;
+  event_id: string;
+  event_type: string;
+  payload: Json<Record<string, unknown>>;
+  state: Generated<"pending" | "delivered" | "failed">;
+  attempts: Generated<number>;
+  last_status: number | null;
+  last_error: string | null;
+  duration_ms: number | null;
+  next_attempt_at: Timestamp | null;
+  delivered_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: Generated<Date>;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -212,6 +243,8 @@ export interface Database {
   ai_requests: AiRequestsTable;
   ai_feedback: AiFeedbackTable;
   chat_messages: ChatMessagesTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -226,3 +259,5 @@ export type FindingPatch = Updateable<FindingsTable>;
 export type FindingHistory = Selectable<FindingHistoryTable>;
 export type AiRequest = Selectable<AiRequestsTable>;
 export type ChatMessage = Selectable<ChatMessagesTable>;
+export type Webhook = Selectable<WebhooksTable>;
+export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;

@@ -26,4 +26,10 @@ describe("redaction", () => {
     expect(lines[0]).not.toContain("Bearer");
     expect(JSON.parse(lines[0]!)).toMatchObject({ token: "[REDACTED]", nested: { authorization: "[REDACTED]" } });
   });
+
+  it("removes webhook signing secrets from text and secret-named fields", () => {
+    const secret = "whsec_" + "Ab-_9".repeat(9).slice(0, 43);
+    const out = redact({ message: `rotated to ${secret}`, webhook_secret: secret, secret }) as Record<string, string>;
+    expect(out).toEqual({ message: "rotated to whsec_[REDACTED]", webhook_secret: "[REDACTED]", secret: "[REDACTED]" });
+  });
 });

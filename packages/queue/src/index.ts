@@ -59,11 +59,18 @@ export class JobQueue {
     return q;
   }
 
-  /** Validates the payload against the catalog, then adds it. The job id dedupes repeats. */
-  async enqueue<K extends JobName>(name: K, data: JobData<K>, opts: { jobId: string }): Promise<void> {
+  /**
+   * Validates the payload against the catalog, then adds it. The job id dedupes repeats.
+   * `attempts` and `backoffMs` override the queue's defaults (webhook deliveries have their own).
+   */
+  async enqueue<K extends JobName>(name: K, data: JobData<K>, opts: { jobId: string; attempts?: number; backoffMs?: number }): Promise<void> {
     const entry = JobCatalog[name];
     const payload = entry.schema.parse(data);
-    await this.queue(entry.queue).add(name, payload, { jobId: opts.jobId });
+    await this.queue(entry.queue).add(name, payload, {
+      jobId: opts.jobId,
+      ...(opts.attempts !== undefined ? { attempts: opts.attempts } : {}),
+      ...(opts.backoffMs !== undefined ? { backoff: { type: "exponential", delay: opts.backoffMs } } : {}),
+    });
   }
 
   /** Removes a job that has not started; a running one is stopped by its scan's state instead. */

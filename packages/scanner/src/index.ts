@@ -15,7 +15,7 @@ export {
 } from "./analyzers/types";
 export { ScanAbortedError, ScanInputError, ScanTimeoutError, isAbortError } from "./errors";
 export { hardenedGitConfig, hardenedGitEnv } from "./git/hardening";
-export type { ResolveHost } from "./git/resolve-host";
+export { resolveWithSystem, type ResolveHost } from "./git/resolve-host";
 export { selectFiles, filesFor, VENDORED_DIRS, type Selection, type SourceFile } from "./selection";
 export { loadRepoConfig, REPO_CONFIG_FILES, type RepoConfig } from "./repo-config";
 export { postprocess, findSuppression } from "./postprocess";

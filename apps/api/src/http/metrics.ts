@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import { SCAN_QUEUE } from "@ax/contracts";
+import { SCAN_QUEUE, WEBHOOK_QUEUE } from "@ax/contracts";
 import type { JobQueue } from "@ax/queue";
 import { routeLabel } from "./route";
 
@@ -26,16 +26,18 @@ export function createMetrics(queue: JobQueue): { registry: Registry; middleware
   });
   new Gauge({
     name: "bullmq_job_count",
-    help: "Jobs in the scan queue by state",
+    help: "Jobs in the scan and webhook delivery queues by state",
     labelNames: ["queue", "state"] as const,
     registers: [registry],
     async collect() {
       try {
-        const counts = await Promise.race([
-          queue.queue(SCAN_QUEUE).getJobCounts("waiting", "active", "delayed", "failed", "completed", "prioritized"),
-          new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), 1_000).unref()),
-        ]);
-        for (const [state, n] of Object.entries(counts)) this.set({ queue: SCAN_QUEUE, state }, n);
+        for (const name of [SCAN_QUEUE, WEBHOOK_QUEUE]) {
+          const counts = await Promise.race([
+            queue.queue(name).getJobCounts("waiting", "active", "delayed", "failed", "completed", "prioritized"),
+            new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), 1_000).unref()),
+          ]);
+          for (const [state, n] of Object.entries(counts)) this.set({ queue: name, state }, n);
+        }
       } catch {
         // Redis is down: the last values stay; /health/ready tells the story.
       }

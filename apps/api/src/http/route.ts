@@ -10,7 +10,7 @@ import { refuseUnsafeText } from "./text-safety";
  * validated.
  */
 
-type Method = "get" | "post" | "put" | "delete";
+type Method = "get" | "post" | "put" | "patch" | "delete";
 type AnySchema = z.ZodType;
 
 export interface ResponseDoc {

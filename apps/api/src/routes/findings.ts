@@ -6,6 +6,7 @@ import { AppError, badRequest, notFound, preconditionFailed } from "../http/erro
 import { defineRoute, type AnyRoute } from "../http/route";
 import { Cursor, CsvList, DATAFLOW_STATUSES, ErrorBody, FindingView, HistoryView, Id, Limit, QueryBool, commonErrors, listOf } from "../http/schemas";
 import { decodeCursor, encodeCursor, isCursorText, presentFinding, presentHistory } from "../services/presenters";
+import { emitFindingTriaged } from "../services/webhooks";
 import { loadScan } from "./scans";
 
 const FindingParams = z.object({ scan_id: Id, finding_id: Id });
@@ -160,6 +161,7 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
         });
         if (outcome.kind === "not_found") throw notFound("Finding");
         if (outcome.kind === "conflict") throw preconditionFailed(`The finding was changed meanwhile; its version is now ${outcome.version}.`);
+        if (outcome.changed.length > 0) await emitFindingTriaged(deps, outcome.finding, outcome.changed, principal.user.id);
         res.set("ETag", `"${outcome.finding.version}"`);
         return { message: "Finding updated", finding: presentFinding(outcome.finding) };
       },

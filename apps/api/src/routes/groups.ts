@@ -6,6 +6,7 @@ import { badRequest, conflict, notFound } from "../http/errors";
 import { defineRoute, type AnyRoute } from "../http/route";
 import { Cursor, ErrorBody, GroupView, Id, Limit, ProjectView, ScanView, commonErrors, listOf } from "../http/schemas";
 import { requireRole } from "../services/access";
+import { emitGroupDeleted } from "../services/webhooks";
 import { decodeCursor, encodeCursor, isCursorText, presentGroup, presentProject } from "../services/presenters";
 import { scanPage } from "./scans";
 
@@ -108,6 +109,7 @@ export function groupRoutes(deps: AppDeps): AnyRoute[] {
         const result = await deleteGroup(deps.db, params.organization_id, params.group_id);
         if (!result) throw notFound("Group");
         for (const scanId of result.scanIds) await deps.queue.removeIfWaiting(SCAN_QUEUE, scanId).catch(() => false);
+        await emitGroupDeleted(deps, params.organization_id, params.group_id, { projects: result.projects, scans: result.scans, findings: result.findings });
         deps.logger.info("group deleted", { organization_id: params.organization_id, group_id: params.group_id, scans: result.scans });
         return {
           message: "Group deleted",
