@@ -149,3 +149,18 @@ it("runs the default registry whether or not the @ax/rules pack is installed yet
     expect(run).toMatchObject({ name: "ast-grep", status: "completed" });
   }
 });
+
+it("keeps a cacheable analyzer's findings when the results cache cannot be read or written", async () => {
+  const repo = makeRepo(root, "cache-down", { "src/app.js": APP });
+  const down = new Error("connection terminated: the database is restarting");
+  // The cache's database is unreachable, as during a PostgreSQL restart.
+  const cache = { get: () => Promise.reject(down), put: () => Promise.reject(down) };
+  const result = await withWorkspace(join(root, "ws"), async (dir) => {
+    const dest = join(dir, "repo");
+    await cloneRepository({ gitUri: repo.url, dest, allowInsecure: true, timeoutMs: 30_000, maxRepoBytes: 50 * 1024 * 1024 });
+    const blobs = new Map([["src/app.js", "0".repeat(40)]]);
+    return runAnalyzers({ dir: dest, timeoutMs: 30_000, maxOutputBytes: 8 * 1024 * 1024, analyzers: [astGrep], cache, blobs });
+  });
+  expect(result.analyzers[0]).toMatchObject({ name: "ast-grep", status: "completed", cached_files: 0 });
+  expect(result.findings.map((f) => f.start_line).sort()).toEqual([2, 5, 6]);
+});

@@ -151,14 +151,17 @@ async function runOne(analyzer: Analyzer, input: RunInput): Promise<{ run: Analy
   try {
     version = await raceAbort(analyzer.version(), limit.signal);
     if (version === null) return done("skipped", [], `${analyzer.name} is not installed on this worker.`);
-    const cached = analyzer.cacheable && input.cache && input.blobs ? await lookupCache(analyzer.name, version, input.files, input.cache, input.blobs) : null;
+    // The cache only saves work: if it cannot be read (its database restarting), every file is
+    // analysed, and if it cannot be written the results still stand. Its failure must never
+    // cost an analyzer its findings.
+    const cached = analyzer.cacheable && input.cache && input.blobs ? await lookupCache(analyzer.name, version, input.files, input.cache, input.blobs).catch(() => null) : null;
     const fromCache = cached?.findings ?? [];
     cachedFiles = input.files.length - (cached?.toRun.length ?? input.files.length);
     const toRun = cached?.toRun ?? input.files;
     if (toRun.length === 0) return done("completed", fromCache);
     const ctx: AnalyzerContext = { ...input, files: toRun, signal: limit.signal };
     const fresh = await raceAbort(analyzer.run(ctx), limit.signal);
-    if (input.cache && input.blobs && analyzer.cacheable) await storeCache(analyzer.name, version, toRun, fresh, input.cache, input.blobs);
+    if (input.cache && input.blobs && analyzer.cacheable) await storeCache(analyzer.name, version, toRun, fresh, input.cache, input.blobs).catch(() => undefined);
     return done("completed", [...fromCache, ...fresh]);
   } catch (err) {
     if (input.signal?.aborted) throw new ScanAbortedError();
