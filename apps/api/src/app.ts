@@ -15,6 +15,7 @@ import { findingRoutes } from "./routes/findings";
 import { groupRoutes } from "./routes/groups";
 import { healthRoutes } from "./routes/health";
 import { profileRoutes } from "./routes/profile";
+import { publicScanRoutes } from "./routes/public-scan";
 import { scanRoutes } from "./routes/scans";
 import { webhookRoutes } from "./routes/webhooks";
 
@@ -23,7 +24,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const CHAT_PATH = new RegExp(`^${API_PREFIX}/[^/]+/chatbot/?$`, "i");
 
 export function apiRoutes(deps: AppDeps): AnyRoute[] {
-  return [...healthRoutes(deps), ...profileRoutes(deps), ...scanRoutes(deps), ...findingRoutes(deps), ...groupRoutes(deps), ...webhookRoutes(deps), ...aiRoutes(deps)];
+  return [...healthRoutes(deps), ...profileRoutes(deps), ...scanRoutes(deps), ...findingRoutes(deps), ...groupRoutes(deps), ...webhookRoutes(deps), ...aiRoutes(deps), ...publicScanRoutes(deps)];
 }
 
 /** The Express app; no I/O happens here (main.ts connects and listens). */

@@ -1,13 +1,14 @@
 // Property-based fuzzing of every operation in the OpenAPI document, against the real app on
-// real PostgreSQL and Redis. Nothing is faked. No worker runs, so the scans POST /scan queues
-// are never cloned, and git_uri only ever names loopback or local repositories.
+// real PostgreSQL and Redis. Nothing is faked. No worker runs, so the scans POST /scan and
+// POST /public/scan queue are never cloned, and git_uri only ever names loopback or local
+// repositories, or a reserved name (RFC 2606 .test) that resolves nowhere.
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import request from "supertest";
 import { FINDING_STATUSES, LEVELS, SEVERITIES, type NormalizedFinding } from "@ax/contracts";
-import { createGroup, createScan, createToken, createWebhook, findOrCreateProject, generateToken, insertAiRequest, listTokens, markRunning, newId, revokeToken, storeScanResults, type BootstrapResult, type Db } from "@ax/db";
+import { PUBLIC_ORG_KEY, createGroup, createScan, createToken, createWebhook, ensureInternalOrganization, findOrCreateProject, generateToken, insertAiRequest, listTokens, markRunning, newId, revokeToken, storeScanResults, type BootstrapResult, type Db } from "@ax/db";
 import { makeGitRepo, testConfig } from "@ax/testkit";
 import { API_VERSION, apiRoutes } from "./app";
 import {
@@ -52,6 +53,8 @@ let ids: { self: Ids; other: Ids };
 let tokens: Record<Role, string>;
 let badTokens: Record<"expired" | "revoked" | "unknown", string>;
 let repo: string;
+/** A completed public scan with one finding: the path id of the public read operations. */
+let publicScanId: string;
 
 const seedFinding: NormalizedFinding = {
   analyzer: "ast-grep",
@@ -101,6 +104,16 @@ async function seedTenant(db: Db, t: BootstrapResult): Promise<Ids> {
   return { organization_id: t.organization_id, group_id: t.group_id, project_id: project.id, scan_id: scan.id, finding_id: finding.id, token_id: token.id, request_id: requestId, webhook_id: webhook.id };
 }
 
+/** A completed scan of the internal public organization, as POST /public/scan and a worker would leave it. */
+async function seedPublicScan(db: Db): Promise<string> {
+  const { organizationId, groupId } = await ensureInternalOrganization(db, PUBLIC_ORG_KEY);
+  const project = await findOrCreateProject(db, { organizationId, groupId, gitUrl: "https://git.example.test/public/repo", name: "repo" });
+  const { scan } = await createScan(db, { organizationId, groupId, projectId: project.id, createdBy: null, gitUri: "https://git.example.test/public/repo", branch: null, idempotencyKey: null, requestHash: null });
+  await markRunning(db, scan.id);
+  await storeScanResults(db, { scanId: scan.id, projectId: project.id, organizationId, findings: [seedFinding], analyzers: [], languages: ["javascript"] });
+  return scan.id;
+}
+
 /**
  * Destructive operations get a new object of the caller's tenant for every case, so deleting
  * a group, cancelling a scan or revoking a token never removes what other cases read.
@@ -124,6 +137,9 @@ const FRESH: Record<string, Partial<Record<IdName, () => Promise<string>>>> = {
       return scan.id;
     },
   },
+  // Not destructive: the public reads take the public scan where others take the tenant's.
+  getPublicScan: { scan_id: async () => publicScanId },
+  listPublicScanFindings: { scan_id: async () => publicScanId },
   revokeToken: {
     token_id: async () => (await createToken(h.stack.handle.db, { userId: h.tenant.user_id, name: "fuzz-doomed", expiresInDays: 1 })).record.id,
   },
@@ -135,8 +151,9 @@ const FRESH: Record<string, Partial<Record<IdName, () => Promise<string>>>> = {
 
 beforeAll(async () => {
   // Thousands of requests from one token: the limits have their own suite (limits.test.ts).
-  h = await createApiHarness({ env: { RATE_LIMIT_ENABLED: "false", MAX_SCANS_IN_FLIGHT_PER_ORG: "0" } });
+  h = await createApiHarness({ env: { RATE_LIMIT_ENABLED: "false", MAX_SCANS_IN_FLIGHT_PER_ORG: "0", PUBLIC_SCAN_MAX_IN_FLIGHT: "0" } });
   const db = h.stack.handle.db;
+  publicScanId = await seedPublicScan(db);
   ids = { self: await seedTenant(db, h.tenant), other: { organization_id: "", group_id: "", project_id: "", scan_id: "", finding_id: "", token_id: "", request_id: "", webhook_id: "" } };
   const other = await h.otherTenant();
   ids.other = await seedTenant(db, other);
@@ -185,8 +202,11 @@ const cursor = fc
  */
 const SAFE_WEBHOOK_URLS = ["https://hooks.example.test/ax", "https://example.test:8443/h?x=1", "https://hooks.example/ax", "http://hooks.example.test/plain", "https://127.0.0.1/x", "https://10.0.0.5/x", "https://[::1]/x", "https://169.254.169.254/latest", "https://metadata.internal/x", "https://user:pw@hooks.example.test/x", "ftp://hooks.example.test/x", "not a url", ""];
 
-/** Loopback, local or plainly invalid; never a host on a network. */
-const SAFE_GIT_URIS = () => [repo, `file://${repo}`, `${repo}/.git`, "http://127.0.0.1:1/x", "http://[::1]:1/x.git", "https://127.0.0.1:1/x", "http://localhost:1/x", "ext::sh -c touch% /tmp/ax-fuzz-pwned", "fd::17", "-oProxyCommand=touch /tmp/ax-fuzz-pwned", "--upload-pack=touch /tmp/ax-fuzz-pwned", "git@127.0.0.1:x/y.git", "ssh://127.0.0.1:1/x", "file:///../../etc", "/tmp/../etc/passwd", "http://user:pw@127.0.0.1:1/x", "http://127.0.0.1:1/x?q=1#f", "not a url", "", " "];
+/**
+ * Loopback, local, a reserved name (RFC 2606: resolves nowhere; the only https URL that public
+ * scans accept, and no worker runs to try) or plainly invalid; never a host on a network.
+ */
+const SAFE_GIT_URIS = () => [repo, "https://git.example.test/fuzz/repo.git", `file://${repo}`, `${repo}/.git`, "http://127.0.0.1:1/x", "http://[::1]:1/x.git", "https://127.0.0.1:1/x", "http://localhost:1/x", "ext::sh -c touch% /tmp/ax-fuzz-pwned", "fd::17", "-oProxyCommand=touch /tmp/ax-fuzz-pwned", "--upload-pack=touch /tmp/ax-fuzz-pwned", "git@127.0.0.1:x/y.git", "ssh://127.0.0.1:1/x", "file:///../../etc", "/tmp/../etc/passwd", "http://user:pw@127.0.0.1:1/x", "http://127.0.0.1:1/x?q=1#f", "not a url", "", " "];
 const safeRandom = (s: fc.Arbitrary<unknown>) => s.filter((v) => typeof v === "string" && !/[:@]/.test(v));
 
 function hints(): Hints {

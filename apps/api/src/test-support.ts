@@ -64,7 +64,7 @@ export async function createApiHarness(opts: { env?: Record<string, string>; wor
     },
     async close() {
       for (const w of workers) await w.close(5_000);
-      for (const name of ["scans", "webhooks"]) await queue.queue(name).obliterate({ force: true }).catch(() => undefined);
+      for (const name of ["scans", "webhooks", "maintenance"]) await queue.queue(name).obliterate({ force: true }).catch(() => undefined);
       await queue.close();
       redis.disconnect();
       await stack.close();

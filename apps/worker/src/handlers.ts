@@ -2,6 +2,7 @@ import type { Job } from "bullmq";
 import { UnrecoverableError } from "bullmq";
 import type { JobData, JobName } from "@ax/contracts";
 import { PermanentScanError, processScan, type ScanDeps } from "./process-scan";
+import { expirePublicScans } from "./public-scans";
 import { deliverWebhook, type DeliverDeps } from "./webhooks/deliver";
 
 export type JobHandler<K extends JobName> = (data: JobData<K>, job: Job) => Promise<void>;
@@ -13,6 +14,9 @@ export class RetryableScanError extends Error {}
 export function createHandlers(deps: ScanDeps, webhookDeps: DeliverDeps): JobHandlers {
   return {
     "webhook.deliver": (data, job) => deliverWebhook(webhookDeps, data, job),
+    "public-scan.expire": async () => {
+      await expirePublicScans(deps);
+    },
     "scan.run": async (data, job) => {
       const maxAttempts = job.opts.attempts ?? 1;
       try {

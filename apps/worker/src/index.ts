@@ -5,3 +5,4 @@ export { onShutdown } from "./shutdown";
 export { emitWebhookEvent, findingTriagedEvent, groupDeletedEvent, testEvent, type EmitDeps } from "./webhooks/events";
 export type { ResolveHost } from "@ax/scanner";
 export { scanEndedEvent } from "./webhooks/events";
+export { expirePublicScans } from "./public-scans";

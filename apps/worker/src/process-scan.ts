@@ -1,6 +1,6 @@
 import type { Config } from "@ax/config";
 import type { JobData } from "@ax/contracts";
-import { PgAnalysisCache, failScan, getScanForJob, getState, markRunning, requeueScan, storeScanResults, updateProgress, type Db } from "@ax/db";
+import { PgAnalysisCache, failScan, getScanForJob, getState, isPublicOrganization, markRunning, requeueScan, storeScanResults, updateProgress, type Db } from "@ax/db";
 import type { Logger } from "@ax/logger";
 import type { JobQueue } from "@ax/queue";
 import { defaultReviewModel, type ReviewModel } from "@ax/ai/review";
@@ -56,6 +56,9 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
     log.info("scan no longer needs running", { state: scan?.state ?? "deleted" });
     return "discarded";
   }
+  // Anonymous callers never get the insecure policy that a deployment may grant its members
+  // (ALLOW_INSECURE_GIT_URLS skips the internal-address check after DNS resolution).
+  const allowInsecure = (await isPublicOrganization(db, scan.organization_id)) ? config.publicScan.allowInsecure : config.scan.allowInsecureGitUrls;
   const running = await markRunning(db, scan.id);
   if (!running) return "discarded";
 
@@ -77,14 +80,14 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         gitUri: scan.git_uri,
         ...(scan.requested_branch ? { branch: scan.requested_branch } : {}),
         dest: checkout,
-        allowInsecure: config.scan.allowInsecureGitUrls,
+        allowInsecure,
         timeoutMs: config.scan.timeoutMs,
         maxRepoBytes: config.scan.maxRepoBytes,
         signal: abort.signal,
       });
       // Diff-aware scans: what changed since the baseline decides which findings are new.
       const changed = scan.baseline_commit
-        ? await changedSince(checkout, scan.baseline_commit, { allowInsecure: config.scan.allowInsecureGitUrls, signal: abort.signal })
+        ? await changedSince(checkout, scan.baseline_commit, { allowInsecure, signal: abort.signal })
         : null;
       const blobs = config.scan.analysisCache ? await listBlobs(checkout, { signal: abort.signal }) : undefined;
       const cache: AnalysisCache | undefined = config.scan.analysisCache ? new PgAnalysisCache(db, scan.organization_id) : undefined;

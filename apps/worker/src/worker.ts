@@ -1,13 +1,14 @@
 import os from "node:os";
 import { Worker, type Job } from "bullmq";
 import type { Config } from "@ax/config";
-import { JobCatalog, SCAN_QUEUE, WEBHOOK_QUEUE, type JobName } from "@ax/contracts";
+import { JobCatalog, MAINTENANCE_QUEUE, SCAN_QUEUE, WEBHOOK_QUEUE, type JobName } from "@ax/contracts";
 import { failScan, pruneAnalysisCache, type Db } from "@ax/db";
 import { child, type Logger } from "@ax/logger";
 import { JobQueue, workerConnection } from "@ax/queue";
 import { defaultAnalyzers, sweepStaleWorkspaces, type ResolveHost } from "@ax/scanner";
 import { createHandlers } from "./handlers";
 import { emitScanEnded } from "./process-scan";
+import { PUBLIC_SCAN_EXPIRY_SCHEDULER } from "./public-scans";
 import { reconcile } from "./reconciler";
 import { pruneDeliveryLog, reconcileDeliveries } from "./webhooks/maintenance";
 
@@ -80,6 +81,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     name: id,
   });
   webhookWorker.on("error", (err) => webhookLog.warn("queue connection error", { error: err.message }));
+  // Housekeeping jobs (public scan retention) on a queue of their own, one at a time, so that
+  // they neither wait behind scans nor take a scan's slot.
+  const maintenanceConnection = workerConnection(config.redis.url);
+  const maintenanceWorker = new Worker(MAINTENANCE_QUEUE, processor, { connection: maintenanceConnection, prefix: config.redis.queuePrefix, concurrency: 1, name: id });
+  maintenanceWorker.on("error", (err) => log.warn("queue connection error", { error: err.message }));
   worker.on("error", (err) => log.warn("queue connection error", { error: err.message }));
   worker.on("failed", (job, err) => {
     if (!job) return;
@@ -99,6 +105,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   });
   await worker.waitUntilReady();
   await webhookWorker.waitUntilReady();
+  await maintenanceWorker.waitUntilReady();
+  // Every worker upserts the same scheduler: one schedule, whichever workers are running.
+  await queue
+    .schedule("public-scan.expire", {}, { schedulerId: PUBLIC_SCAN_EXPIRY_SCHEDULER, everyMs: config.publicScan.sweepIntervalMs })
+    .catch((err: Error) => log.warn("could not schedule public scan expiry", { error: err.message }));
 
   const minAgeMs = Math.min(5_000, config.worker.reconcileIntervalMs);
   const reconcileNow = async () => {
@@ -140,7 +151,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       // picks them up.
       let timedOut = false;
       await Promise.race([
-        Promise.all([worker.close(), webhookWorker.close()]),
+        Promise.all([worker.close(), webhookWorker.close(), maintenanceWorker.close()]),
         new Promise<void>((resolve) =>
           setTimeout(() => {
             timedOut = true;
@@ -150,12 +161,13 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       ]);
       // Bounded too: a processor still inside an analyzer call must not hold the shutdown.
       if (timedOut) {
-        const force = Promise.all([worker.close(true).catch(() => undefined), webhookWorker.close(true).catch(() => undefined)]);
+        const force = Promise.all([worker.close(true).catch(() => undefined), webhookWorker.close(true).catch(() => undefined), maintenanceWorker.close(true).catch(() => undefined)]);
         await Promise.race([force, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
       }
       await queue.close().catch(() => undefined);
       connection.disconnect();
       webhookConnection.disconnect();
+      maintenanceConnection.disconnect();
       producer.disconnect();
       log.info("worker stopped", { id, forced: timedOut });
     },

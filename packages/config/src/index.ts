@@ -148,6 +148,24 @@ const EnvSchema = z.object({
   /** The delivery log keeps at most this many rows per webhook, and none older than the days. */
   WEBHOOK_LOG_MAX_PER_WEBHOOK: Int(10, 1_000_000).default(1000),
   WEBHOOK_LOG_DAYS: Int(1, 3650).default(30),
+  /** Scans without a token (docs/public-scan.md); false: its endpoints answer 404. */
+  PUBLIC_SCAN_ENABLED: Bool.default(true),
+  /**
+   * Tests only: public scans may also use http://, file:// and loopback, so that a test can
+   * serve its own repositories. Separate from ALLOW_INSECURE_GIT_URLS, which an air-gapped
+   * deployment sets for its members without opening its network to anonymous callers.
+   */
+  PUBLIC_SCAN_ALLOW_INSECURE: Bool.default(false),
+  /** Public scans one client IP may start per hour. */
+  PUBLIC_SCAN_PER_IP_PER_HOUR: Int(1, 1_000_000).default(10),
+  /** Reads of public scans (state, findings, SARIF) one client IP may make per minute. */
+  PUBLIC_SCAN_READS_PER_IP_PER_MINUTE: Int(1, 1_000_000).default(120),
+  /** Public scans queued or running at once, all callers together (0: no limit). */
+  PUBLIC_SCAN_MAX_IN_FLIGHT: Int(0, 100_000).default(10),
+  /** Public scans and their findings are deleted this long after they were requested. */
+  PUBLIC_SCAN_RETENTION_HOURS: Int(1, 24 * 365).default(24),
+  /** How often the worker deletes expired public scans. */
+  PUBLIC_SCAN_SWEEP_INTERVAL_MS: Int(1000, 24 * 3600 * 1000).default(10 * 60 * 1000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -189,6 +207,18 @@ export interface Config {
   shutdownTimeoutMs: number;
   ai: AiConfig;
   webhooks: WebhookConfig;
+  publicScan: PublicScanConfig;
+}
+
+export interface PublicScanConfig {
+  enabled: boolean;
+  allowInsecure: boolean;
+  perIpPerHour: number;
+  readsPerIpPerMinute: number;
+  /** 0: no limit. */
+  maxInFlight: number;
+  retentionHours: number;
+  sweepIntervalMs: number;
 }
 
 export interface WebhookConfig {
@@ -273,6 +303,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       concurrency: e.WEBHOOK_CONCURRENCY,
       logMaxPerWebhook: e.WEBHOOK_LOG_MAX_PER_WEBHOOK,
       logDays: e.WEBHOOK_LOG_DAYS,
+    },
+    publicScan: {
+      enabled: e.PUBLIC_SCAN_ENABLED,
+      allowInsecure: e.PUBLIC_SCAN_ALLOW_INSECURE,
+      perIpPerHour: e.PUBLIC_SCAN_PER_IP_PER_HOUR,
+      readsPerIpPerMinute: e.PUBLIC_SCAN_READS_PER_IP_PER_MINUTE,
+      maxInFlight: e.PUBLIC_SCAN_MAX_IN_FLIGHT,
+      retentionHours: e.PUBLIC_SCAN_RETENTION_HOURS,
+      sweepIntervalMs: e.PUBLIC_SCAN_SWEEP_INTERVAL_MS,
     },
   };
 }

@@ -24,9 +24,16 @@ export const JobCatalog = {
       organization_id: z.string().min(1),
     }),
   },
+  // Repeatable (a BullMQ job scheduler, every PUBLIC_SCAN_SWEEP_INTERVAL_MS): deletes public
+  // scans past their retention. Carries nothing; the cutoff is computed when it runs.
+  "public-scan.expire": {
+    queue: "maintenance",
+    schema: z.object({}),
+  },
 } as const;
 
 export type JobName = keyof typeof JobCatalog;
 export type JobData<K extends JobName> = z.infer<(typeof JobCatalog)[K]["schema"]>;
 export const SCAN_QUEUE = "scans";
 export const WEBHOOK_QUEUE = "webhooks";
+export const MAINTENANCE_QUEUE = "maintenance";

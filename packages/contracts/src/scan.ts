@@ -36,6 +36,13 @@ export const ScanCreateBody = bodyObject(
 );
 export type ScanCreateBody = z.infer<typeof ScanCreateBody>;
 
+/** Body of POST /public/scan: a repository and branch only (no diff-aware scans for anonymous callers). */
+export const PublicScanCreateBody = bodyObject({
+  git_uri: ScanCreateBody.shape.git_uri,
+  branch: BranchName.optional(),
+});
+export type PublicScanCreateBody = z.infer<typeof PublicScanCreateBody>;
+
 export interface AnalyzerRun {
   name: string;
   version: string | null;

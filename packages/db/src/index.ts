@@ -12,3 +12,4 @@ export * from "./ai";
 export * from "./chat-data";
 export * from "./webhooks";
 export * from "./webhook-secrets";
+export * from "./public-scans";

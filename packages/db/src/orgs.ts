@@ -24,6 +24,8 @@ export function countOrganizations(db: Db): Promise<number> {
   return db
     .selectFrom("organizations")
     .select((eb) => eb.fn.countAll<string>().as("n"))
+    // Internal organizations (public scans) are nobody's: they do not make a database "used".
+    .where("internal_key", "is", null)
     .executeTakeFirstOrThrow()
     .then((r) => Number(r.n));
 }

@@ -39,7 +39,8 @@ export interface NewScan {
   organizationId: string;
   groupId: string;
   projectId: string;
-  createdBy: string;
+  /** Null for public scans, which no user requests. */
+  createdBy: string | null;
   gitUri: string;
   branch: string | null;
   idempotencyKey: string | null;

@@ -12,6 +12,8 @@ type JsonDefault<T> = ColumnType<T, string | undefined, string>;
 export interface OrganizationsTable {
   id: string;
   name: string;
+  /** Set only on internal organizations (the public scans' 'public'); NULL for customers'. */
+  internal_key: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
 }
 

@@ -73,6 +73,16 @@ export class JobQueue {
     });
   }
 
+  /**
+   * A job that repeats every `everyMs`, validated like any other. Upserting under a fixed
+   * scheduler id keeps one schedule however many workers start (and updates its interval).
+   */
+  async schedule<K extends JobName>(name: K, data: JobData<K>, opts: { schedulerId: string; everyMs: number }): Promise<void> {
+    const entry = JobCatalog[name];
+    const payload = entry.schema.parse(data);
+    await this.queue(entry.queue).upsertJobScheduler(opts.schedulerId, { every: opts.everyMs }, { name, data: payload, opts: { attempts: 1, removeOnComplete: 100, removeOnFail: 100 } });
+  }
+
   /** Removes a job that has not started; a running one is stopped by its scan's state instead. */
   async removeIfWaiting(queueName: string, jobId: string): Promise<boolean> {
     const job = await this.queue(queueName).getJob(jobId);

@@ -53,19 +53,26 @@ export interface RateLimiter {
   ip: RequestHandler;
   /** Charges an authenticated request's token budget; throws the 429 when it is spent. */
   token(req: Request, principal: Principal): Promise<void>;
+  /**
+   * Charges the client IP's public scan budget: "start" per hour (PUBLIC_SCAN_PER_IP_PER_HOUR),
+   * "read" per minute. Stricter than, and on top of, the general per-IP budget, because an
+   * anonymous scan costs a clone and the analyzers.
+   */
+  publicScan(req: Request, kind: "start" | "read"): Promise<void>;
 }
 
 export function createRateLimiter(deps: AppDeps): RateLimiter {
   const cfg = deps.config.limits.rate;
-  if (!cfg.enabled) return { ip: (_req, _res, next) => next(), token: async () => undefined };
+  if (!cfg.enabled) return { ip: (_req, _res, next) => next(), token: async () => undefined, publicScan: async () => undefined };
+  const pub = deps.config.publicScan;
   const log = child(deps.logger, "http");
   const prefix = `${deps.config.redis.queuePrefix}:ratelimit`;
   const windowUs = cfg.windowMs * 1000;
   let lastWarning = 0;
 
-  async function charge(key: string, limit: number): Promise<Decision | undefined> {
+  async function charge(key: string, limit: number, window = windowUs): Promise<Decision | undefined> {
     // Rounded up, so N requests fill the budget exactly whatever the division leaves over.
-    const interval = Math.ceil(windowUs / limit);
+    const interval = Math.ceil(window / limit);
     let timer: NodeJS.Timeout | undefined;
     try {
       const reply = (await Promise.race([
@@ -103,6 +110,13 @@ export function createRateLimiter(deps: AppDeps): RateLimiter {
       // Keyed by the token's row id: the raw token never reaches Redis.
       const d = await charge(`${prefix}:token:${principal.token.id}`, cfg.tokenPerWindow);
       const err = d && req.res ? verdict(req.res, d, "with this token") : undefined;
+      if (err) throw err;
+    },
+    async publicScan(req, kind) {
+      const [limit, window, whose] =
+        kind === "start" ? [pub.perIpPerHour, 3_600_000_000, "for public scans from this address"] : [pub.readsPerIpPerMinute, 60_000_000, "for public scan results from this address"];
+      const d = await charge(`${prefix}:public-${kind}:${clientKey(req.ip)}`, limit, window);
+      const err = d && req.res ? verdict(req.res, d, whose) : undefined;
       if (err) throw err;
     },
   };

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response, Router } from "express";
 import { type z } from "zod";
 import type { Principal } from "@ax/db";
-import { badRequest, unauthorized, type ErrorWriter } from "./errors";
+import { AppError, badRequest, unauthorized, type ErrorWriter } from "./errors";
 import { refuseUnsafeText } from "./text-safety";
 
 /**
@@ -40,6 +40,12 @@ export interface RouteDef<P extends AnySchema, Q extends AnySchema, B extends An
   tags: string[];
   /** public routes take no token; the rest need X-AX-KEY. */
   auth?: "token" | "public";
+  /**
+   * A route that a setting can switch off (PUBLIC_SCAN_ENABLED): while this answers false it
+   * is 404 "No such endpoint." before anything else, as if it were not mounted. Stays in the
+   * OpenAPI document, which describes the API rather than one deployment's settings.
+   */
+  enabled?: () => boolean;
   params?: P;
   query?: Q;
   body?: B;
@@ -97,6 +103,7 @@ export function mountRoute(router: Router, def: AnyRoute, authenticate: (req: Re
     res.locals.routeTemplate = `${API_PREFIX}${def.path}`;
     if (def.errorWriter) res.locals.errorWriter = def.errorWriter;
     try {
+      if (def.enabled && !def.enabled()) throw new AppError(404, "not_found", "No such endpoint.");
       let principal: Principal | null = null;
       if (def.auth !== "public") {
         principal = await authenticate(req);

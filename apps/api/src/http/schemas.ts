@@ -154,6 +154,38 @@ export const TokenView = z.object({
   revoked_at: z.string().nullable(),
 });
 
+/** A public scan as anonymous readers see it: no organization, group or project ids. */
+export const PublicScanView = z.object({
+  scan_id: z.string(),
+  state: z.enum(SCAN_STATES),
+  phase: z.enum(SCAN_PHASES).nullable(),
+  progress: z.number().int().min(0).max(100),
+  git_uri: z.string(),
+  branch: z.string().nullable(),
+  commit: z.string().nullable(),
+  error: z.string().nullable(),
+  counts: z.record(z.string(), z.number()),
+  created_at: z.string().nullable(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  duration_ms: z.number().nullable(),
+  expires_at: z.string(),
+});
+
+/** A finding as anonymous readers see it: no triage, no AI label, no ids but its own. */
+export const PublicFindingView = z.object({
+  finding_id: z.string(),
+  rule_id: z.string(),
+  title: z.string(),
+  message: z.string(),
+  cwe_id: z.string().nullable(),
+  severity: z.enum(SEVERITIES),
+  confidence: z.enum(LEVELS),
+  file: z.string(),
+  start_line: z.number().int(),
+  end_line: z.number().int(),
+});
+
 export const listOf = <T extends z.ZodType>(key: string, item: T) => z.object({ [key]: z.array(item), next_cursor: z.string().nullable() });
 
 /** Error responses every authenticated JSON route can give. */

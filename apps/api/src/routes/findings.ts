@@ -11,7 +11,7 @@ import { loadScan } from "./scans";
 
 const FindingParams = z.object({ scan_id: Id, finding_id: Id });
 
-const isFindingCursor = (v: unknown): v is FindingCursor => {
+export const isFindingCursor = (v: unknown): v is FindingCursor => {
   const c = v as Partial<FindingCursor>;
   return (
     typeof c === "object" &&

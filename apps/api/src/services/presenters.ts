@@ -33,6 +33,27 @@ export function presentScan(s: Scan) {
   };
 }
 
+/** When a public scan is deleted (and already answers 404): its request time plus the retention. */
+export const publicExpiry = (s: Scan, retentionHours: number): string => new Date(new Date(s.created_at).getTime() + retentionHours * 3_600_000).toISOString();
+
+export function presentPublicScan(s: Scan, retentionHours: number) {
+  const { scan_id, state, phase, progress, git_uri, branch, commit, error, counts, created_at, started_at, finished_at, duration_ms } = presentScan(s);
+  return { scan_id, state, phase, progress, git_uri, branch, commit, error, counts, created_at, started_at, finished_at, duration_ms, expires_at: publicExpiry(s, retentionHours) };
+}
+
+export const presentPublicFinding = (f: Finding) => ({
+  finding_id: f.id,
+  rule_id: f.rule_id,
+  title: f.title,
+  message: f.message,
+  cwe_id: f.cwe_id,
+  severity: f.severity,
+  confidence: f.confidence,
+  file: f.file,
+  start_line: f.start_line,
+  end_line: f.end_line,
+});
+
 export function presentFinding(f: Finding) {
   return {
     finding_id: f.id,
