@@ -155,22 +155,21 @@ export const TokenView = z.object({
 });
 
 /** A public scan as anonymous readers see it: no organization, group or project ids. */
-export const PublicScanView = z.object({
-  scan_id: z.string(),
-  state: z.enum(SCAN_STATES),
-  phase: z.enum(SCAN_PHASES).nullable(),
-  progress: z.number().int().min(0).max(100),
-  git_uri: z.string(),
-  branch: z.string().nullable(),
-  commit: z.string().nullable(),
-  error: z.string().nullable(),
-  counts: z.record(z.string(), z.number()),
-  created_at: z.string().nullable(),
-  started_at: z.string().nullable(),
-  finished_at: z.string().nullable(),
-  duration_ms: z.number().nullable(),
-  expires_at: z.string(),
-});
+export const PublicScanView = ScanView.pick({
+  scan_id: true,
+  state: true,
+  phase: true,
+  progress: true,
+  git_uri: true,
+  branch: true,
+  commit: true,
+  error: true,
+  counts: true,
+  created_at: true,
+  started_at: true,
+  finished_at: true,
+  duration_ms: true,
+}).extend({ expires_at: z.string() });
 
 /** A finding as anonymous readers see it: no triage, no AI label, no ids but its own. */
 export const PublicFindingView = z.object({
