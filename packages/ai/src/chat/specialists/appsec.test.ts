@@ -1,55 +1,20 @@
 /**
  * The AppSec specialist on its real topics and the real MITRE catalogue. The model path
  * talks to a stand-in for a model server (CannedModel below: a ModelProvider that records
- * requests and streams fixed text), because no model server runs in tests.
+ * requests and streams fixed text, in ./test-support.ts), because no model server runs in tests.
  */
 import { warmCweCatalog } from "../../knowledge/cwe-catalog";
-import type { CompletionRequest, CompletionResult, ModelProvider } from "../../provider/types";
-import type { ChatDataSource, SpecialistContext } from "../types";
+import type { ModelProvider } from "../../provider/types";
+import type { SpecialistContext } from "../types";
 import { appsecSpecialist, CAPABILITIES } from "./appsec";
-
-/** Stand-in for a model server. */
-class CannedModel implements ModelProvider {
-  readonly requests: CompletionRequest[] = [];
-  constructor(private readonly deltas: string[]) {}
-  async *stream(req: CompletionRequest): AsyncIterable<string> {
-    this.requests.push(req);
-    yield* this.deltas;
-  }
-  complete(): Promise<CompletionResult> {
-    return Promise.reject(new Error("the specialists stream"));
-  }
-  completeJson<T>(): Promise<{ value: T; model: string }> {
-    return Promise.reject(new Error("the specialists stream"));
-  }
-}
-
-// This specialist answers from public knowledge only: any read of tenant data is a bug.
-const noTenantData: ChatDataSource = {
-  recentScans: () => Promise.reject(new Error("read tenant data: recentScans")),
-  scan: () => Promise.reject(new Error("read tenant data: scan")),
-  findings: () => Promise.reject(new Error("read tenant data: findings")),
-  finding: () => Promise.reject(new Error("read tenant data: finding")),
-  cweCounts: () => Promise.reject(new Error("read tenant data: cweCounts")),
-};
+import { answerLines, CannedModel, knowledgeContext } from "./test-support";
 
 function context(prompt: string, cweIds: string[] = [], model?: ModelProvider): SpecialistContext {
-  return {
-    prompt,
-    route: { specialist: "appsec", cweIds, score: 0.5 },
-    user: { id: "u1", display_name: "Dev", email: "dev@example.com", identity_provider: "local" },
-    organization: { id: "o1", name: "Acme", role: "member" },
-    groupId: null,
-    history: [],
-    data: noTenantData,
-    ...(model ? { model: { provider: model, name: "test-model" } } : {}),
-    signal: new AbortController().signal,
-  };
+  return knowledgeContext({ specialist: "appsec", cweIds, score: 0.5 }, prompt, model);
 }
 
 async function answer(ctx: SpecialistContext): Promise<string> {
-  const lines: string[] = [];
-  for await (const line of appsecSpecialist.answer(ctx)) lines.push(line);
+  const lines = await answerLines(appsecSpecialist, ctx);
   for (const line of lines) expect(line).not.toContain("\n");
   return lines.join("\n");
 }

@@ -3,6 +3,7 @@
 import type { ChatTurn, ModelProvider } from "../../provider/types";
 import type { ChatDataSource, FindingSummary, Route, ScanSummary, SpecialistContext } from "../types";
 import { findingsSpecialist } from "./findings";
+import { answerLines, tenantContext } from "./test-support";
 
 const SCAN = "11111111-1111-4111-8111-111111111111";
 const OLD = "22222222-2222-4222-8222-222222222222";
@@ -54,23 +55,11 @@ function dataSource(scans: ScanSummary[], findings: FindingSummary[], calls: str
 }
 
 function context(data: ChatDataSource, route: Partial<Route> = {}, over: Partial<SpecialistContext> = {}): SpecialistContext {
-  return {
-    prompt: "summarize my last scan",
-    route: { specialist: "findings", cweIds: [], score: 0.9, ...route },
-    user: { id: "u1", display_name: "Ada", email: "ada@example.com", identity_provider: "github" },
-    organization: { id: "o1", name: "Acme", role: "member" },
-    groupId: null,
-    history: [],
-    data,
-    signal: new AbortController().signal,
-    ...over,
-  };
+  return tenantContext(data, "summarize my last scan", { specialist: "findings", cweIds: [], score: 0.9, ...route }, over);
 }
 
-async function answer(ctx: SpecialistContext): Promise<string[]> {
-  const lines: string[] = [];
-  for await (const line of findingsSpecialist.answer(ctx)) lines.push(line);
-  return lines;
+function answer(ctx: SpecialistContext): Promise<string[]> {
+  return answerLines(findingsSpecialist, ctx);
 }
 
 it("summarizes the newest scan with the data source's numbers", async () => {

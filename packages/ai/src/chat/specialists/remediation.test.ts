@@ -3,6 +3,7 @@
 import type { ChatTurn, ModelProvider } from "../../provider/types";
 import type { ChatDataSource, FindingSummary, HistoryTurn, Route, SpecialistContext } from "../types";
 import { remediationSpecialist } from "./remediation";
+import { answerLines, tenantContext } from "./test-support";
 
 const SCAN = "11111111-1111-4111-8111-111111111111";
 const F1 = "aaaaaaaa-0000-4000-8000-000000000001";
@@ -34,23 +35,11 @@ const data: ChatDataSource = {
 };
 
 function context(route: Partial<Route>, over: Partial<SpecialistContext> = {}): SpecialistContext {
-  return {
-    prompt: "how do I fix it?",
-    route: { specialist: "remediation", cweIds: [], score: 0.8, ...route },
-    user: { id: "u1", display_name: "Ada", email: "ada@example.com", identity_provider: "github" },
-    organization: { id: "o1", name: "Acme", role: "member" },
-    groupId: null,
-    history: [],
-    data,
-    signal: new AbortController().signal,
-    ...over,
-  };
+  return tenantContext(data, "how do I fix it?", { specialist: "remediation", cweIds: [], score: 0.8, ...route }, over);
 }
 
-async function answer(ctx: SpecialistContext): Promise<string[]> {
-  const lines: string[] = [];
-  for await (const line of remediationSpecialist.answer(ctx)) lines.push(line);
-  return lines;
+function answer(ctx: SpecialistContext): Promise<string[]> {
+  return answerLines(remediationSpecialist, ctx);
 }
 
 it("explains the finding and shows its code, the rule's advice and the fix diff", async () => {
