@@ -2,10 +2,9 @@
 // endpoint is covered the day it is added.
 import request from "supertest";
 import { createScan, createToken, createWebhook, findOrCreateProject, generateToken, getFinding, getGroup, getWebhook, insertAiRequest, listTokens, markRunning, newId, revokeToken, storeScanResults } from "@ax/db";
-import type { NormalizedFinding } from "@ax/contracts";
 import { apiRoutes } from "./app";
 import type { AnyRoute } from "./http/route";
-import { createApiHarness, type ApiHarness } from "./test-support";
+import { createApiHarness, SEED_FINDING, type ApiHarness } from "./test-support";
 
 let h: ApiHarness;
 const ids: Record<string, string> = {};
@@ -13,29 +12,7 @@ let other: { token: string; organization_id: string; group_id: string };
 let badTokens: Record<string, string>;
 let routes: AnyRoute[];
 
-const seedFinding: NormalizedFinding = {
-  analyzer: "ast-grep",
-  rule_id: "js-sql-injection",
-  title: "SQL injection",
-  message: "Query built from input",
-  cwe_id: "CWE-89",
-  cwe_name: "SQL Injection",
-  owasp: "A03:2021-Injection",
-  file: "src/db.js",
-  start_line: 3,
-  end_line: 3,
-  start_column: 1,
-  end_column: 20,
-  snippet: "db.query('x' + id)",
-  severity: "HIGH",
-  confidence: "HIGH",
-  likelihood: "MEDIUM",
-  impact: "HIGH",
-  remediation: "Use parameters",
-  fingerprint: "f".repeat(64),
-  raw: {},
-  fix: { replacement: "db.query('x', [id])", start_byte: 0, end_byte: 18, diff: "--- a/src/db.js\n+++ b/src/db.js\n@@ -1 +1 @@\n-db.query('x' + id)\n+db.query('x', [id])\n" },
-};
+const seedFinding = SEED_FINDING;
 
 beforeAll(async () => {
   h = await createApiHarness();

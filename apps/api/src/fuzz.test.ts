@@ -30,7 +30,7 @@ import {
 } from "./fuzz-support";
 import type { AppDeps } from "./http/context";
 import { buildOpenApi } from "./http/openapi";
-import { createApiHarness, type ApiHarness } from "./test-support";
+import { createApiHarness, SEED_FINDING, type ApiHarness } from "./test-support";
 
 /** Fixed, so a run is reproducible; operation i uses SEED + i (valid) and SEED + 1000 + i (invalid). */
 const SEED = 20_240_917;
@@ -57,27 +57,7 @@ let repo: string;
 let publicScanId: string;
 
 const seedFinding: NormalizedFinding = {
-  analyzer: "ast-grep",
-  rule_id: "js-sql-injection",
-  title: "SQL injection",
-  message: "Query built from input",
-  cwe_id: "CWE-89",
-  cwe_name: "SQL Injection",
-  owasp: "A03:2021-Injection",
-  file: "src/db.js",
-  start_line: 3,
-  end_line: 3,
-  start_column: 1,
-  end_column: 20,
-  snippet: "db.query('x' + id)",
-  severity: "HIGH",
-  confidence: "HIGH",
-  likelihood: "MEDIUM",
-  impact: "HIGH",
-  remediation: "Use parameters",
-  fingerprint: "f".repeat(64),
-  raw: {},
-  fix: { replacement: "db.query('x', [id])", start_byte: 0, end_byte: 18, diff: "--- a/src/db.js\n+++ b/src/db.js\n@@ -1 +1 @@\n-db.query('x' + id)\n+db.query('x', [id])\n" },
+  ...SEED_FINDING,
   // A non-null verdict, so that its response schema is checked too.
   dataflow: {
     status: "confirmed",

@@ -4,6 +4,7 @@
  * consuming that queue in the same process.
  */
 import { randomBytes } from "node:crypto";
+import type { NormalizedFinding } from "@ax/contracts";
 import type { Express } from "express";
 import type { Redis } from "ioredis";
 import { addMember, bootstrap, createToken, createUser, type BootstrapResult, type Role } from "@ax/db";
@@ -73,3 +74,28 @@ export async function createApiHarness(opts: { env?: Record<string, string>; wor
   if (opts.worker) await harness.startWorker();
   return harness;
 }
+
+/** A finding as a worker would store it, for suites that seed scans without running one. */
+export const SEED_FINDING: NormalizedFinding = {
+  analyzer: "ast-grep",
+  rule_id: "js-sql-injection",
+  title: "SQL injection",
+  message: "Query built from input",
+  cwe_id: "CWE-89",
+  cwe_name: "SQL Injection",
+  owasp: "A03:2021-Injection",
+  file: "src/db.js",
+  start_line: 3,
+  end_line: 3,
+  start_column: 1,
+  end_column: 20,
+  snippet: "db.query('x' + id)",
+  severity: "HIGH",
+  confidence: "HIGH",
+  likelihood: "MEDIUM",
+  impact: "HIGH",
+  remediation: "Use parameters",
+  fingerprint: "f".repeat(64),
+  raw: {},
+  fix: { replacement: "db.query('x', [id])", start_byte: 0, end_byte: 18, diff: "--- a/src/db.js\n+++ b/src/db.js\n@@ -1 +1 @@\n-db.query('x' + id)\n+db.query('x', [id])\n" },
+};
