@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from "@ax/config";
-import { migrate, openDatabase } from "@ax/db";
+import { migrate, openDatabase, pingDb } from "@ax/db";
 import { child, createLogger } from "@ax/logger";
+import { heartbeatPath, startHeartbeatFile } from "./heartbeat-file";
 import { onShutdown } from "./shutdown";
 import { startWorker } from "./worker";
 
@@ -16,7 +17,13 @@ async function main() {
   const handle = await openDatabase({ url: config.database.url, dataDir: config.database.dataDir });
   await migrate(handle);
   const worker = await startWorker({ config, db: handle.db, logger });
+  // For container health checks (bin/healthcheck.js): refreshed while the worker can work.
+  const heartbeat = startHeartbeatFile(heartbeatPath(config.worker.workspaceDir), 15_000, async () => {
+    if (!worker.worker.isRunning()) throw new Error("consumer stopped");
+    await Promise.all([pingDb(handle.db), (await worker.worker.client).ping()]);
+  });
   onShutdown(log, config.shutdownTimeoutMs, async () => {
+    heartbeat.stop();
     await worker.close(config.shutdownTimeoutMs - 2_000);
     // A scan force-closed above may still hold a connection: don't let the pool's drain
     // outlast the deadline (PostgreSQL ends the sessions when the process exits).
