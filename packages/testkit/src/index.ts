@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Redis } from "ioredis";
 import pg from "pg";
 import { loadConfig, type Config } from "@ax/config";
 import { bootstrap, migrate, openDatabase, type BootstrapResult, type DbHandle } from "@ax/db";
@@ -85,8 +86,31 @@ export async function createTestStack(overrides: Record<string, string> = {}): P
     async close() {
       await handle.close();
       await database.drop();
+      await dropQueueKeys(config.redis.url, config.redis.queuePrefix);
     },
   };
+}
+
+/**
+ * Deletes every Redis key under a suite's queue prefix — all its queues (scans, webhooks,
+ * maintenance), their job data and schedulers — so no suite leaves keys behind.
+ */
+export async function dropQueueKeys(redisUrl: string, prefix: string): Promise<number> {
+  if (!prefix.startsWith("{axtest-")) throw new Error(`refusing to delete keys outside a test prefix: ${prefix}`);
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  let deleted = 0;
+  try {
+    await redis.connect();
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 500);
+      cursor = next;
+      if (keys.length > 0) deleted += await redis.unlink(...keys);
+    } while (cursor !== "0");
+  } finally {
+    redis.disconnect();
+  }
+  return deleted;
 }
 
 export function tmpDir(prefix = "ax-test-"): string {
