@@ -2,16 +2,9 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "@ax/config";
 import { writeFile } from "node:fs/promises";
 import { voteToExample } from "@ax/ai/review";
+import { UsageError } from "./errors";
 import { addMember, bootstrap, createOrganization, createToken, createUser, getOrganization, getUser, isId, migrate, openDatabase, reviewVoteExamples, type DbHandle, type Role } from "@ax/db";
 
-export class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly help?: string,
-  ) {
-    super(message);
-  }
-}
 
 export const ADMIN_HELP = `ax admin — operator commands (they read the same environment as the service)
 

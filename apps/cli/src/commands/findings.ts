@@ -1,0 +1,73 @@
+import { canonicalLabel } from "@ax/contracts";
+import { getSarif, listFindings, type Finding, type Sarif } from "../api";
+import { parseCommand, required, showHelp } from "../args";
+import { connect } from "../context";
+import { UsageError } from "../errors";
+import type { Io } from "../io";
+import { colorsFor, table } from "../render";
+
+export const FINDINGS_HELP = `ax findings — the findings of a scan, most severe first (every page)
+
+Usage:
+  ax findings SCAN_ID [--severity LIST] [--status LIST] [--cwe LIST] [--format table|json|sarif]
+
+Options:
+  --severity LIST   comma-separated: critical,high,medium,low,info
+  --status LIST     comma-separated: "to review","true positive","false positive","accepted risk",fixed
+                    (case and _ - or space do not matter: false_positive works)
+  --cwe LIST        comma-separated CWE ids, e.g. CWE-89,CWE-79
+  --format F        table (default), json (an array of findings) or sarif (SARIF 2.1.0 log;
+                    the filters keep the matching results)`;
+
+const OPTIONS = {
+  severity: { type: "string" },
+  status: { type: "string" },
+  cwe: { type: "string" },
+  format: { type: "string", default: "table" },
+} as const;
+
+const FORMATS = ["table", "json", "sarif"];
+
+const list = (value: string | undefined) =>
+  value
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+export async function findingsCommand(argv: string[], io: Io): Promise<number> {
+  const { values: v, positionals } = parseCommand(argv, OPTIONS, FINDINGS_HELP, 1);
+  if (v.help) return showHelp(io, FINDINGS_HELP);
+  const scanId = required(positionals[0], "SCAN_ID", FINDINGS_HELP);
+  if (!FORMATS.includes(v.format)) throw new UsageError(`--format takes ${FORMATS.join(", ")}.`, FINDINGS_HELP);
+  const filters = { severity: list(v.severity), status: list(v.status), cwe: list(v.cwe) };
+  const c = await connect(io);
+
+  if (v.format === "sarif") {
+    io.out(`${JSON.stringify(filterSarif(await getSarif(c, scanId), filters), null, 2)}\n`);
+    return 0;
+  }
+  const findings = await listFindings(c, scanId, { severity: filters.severity?.join(","), status: filters.status?.join(","), cwe: filters.cwe?.join(",") });
+  if (v.format === "json") {
+    io.out(`${JSON.stringify(findings, null, 2)}\n`);
+    return 0;
+  }
+  if (findings.length === 0) {
+    io.out("No findings match.\n");
+    return 0;
+  }
+  const p = colorsFor(io);
+  const rows = findings.map((f: Finding) => [p.severity(f.severity), f.status, f.cwe_id ?? "", f.rule_id, `${f.file}:${f.start_line}`, f.finding_id]);
+  io.out(`${table(["SEVERITY", "STATUS", "CWE", "RULE", "LOCATION", "FINDING ID"], rows, p)}\n\n${findings.length} finding${findings.length === 1 ? "" : "s"}\n`);
+  return 0;
+}
+
+/** The SARIF endpoint has no filters: keep the results whose properties match, as the list endpoint would. */
+export function filterSarif(sarif: Sarif, filters: { severity?: string[]; status?: string[]; cwe?: string[] }): Sarif {
+  const wanted = (values: string[] | undefined, norm: (s: string) => string) => (values ? new Set(values.map(norm)) : undefined);
+  const severity = wanted(filters.severity, canonicalLabel);
+  const status = wanted(filters.status, canonicalLabel);
+  const cwe = wanted(filters.cwe, (s) => s.toUpperCase());
+  const keep = (props: Record<string, unknown> = {}) =>
+    (!severity || severity.has(String(props.severity))) && (!status || status.has(String(props.status))) && (!cwe || cwe.has(String(props.cwe)));
+  return { ...sarif, runs: sarif.runs.map((run) => ({ ...run, results: run.results.filter((r) => keep(r.properties)) })) };
+}
