@@ -39,7 +39,8 @@ export async function chatCommand(argv: string[], io: Io): Promise<number> {
   const question = positionals[0]?.trim();
   if (question) await ask(chat, question);
   else await converse(chat);
-  if (chat.sessionId) io.err(colorsFor(io).dim(`session ${chat.sessionId} — continue with: ax chat --session ${chat.sessionId}`) + "\n");
+  // Plain: colours follow stdout, and this goes to stderr.
+  if (chat.sessionId) io.err(`session ${chat.sessionId} — continue with: ax chat --session ${chat.sessionId}\n`);
   return 0;
 }
 
