@@ -73,3 +73,14 @@ describe("worker heartbeat file", () => {
     expect(await hb.beat()).toBe(false);
   });
 });
+
+it("counts a probe that never answers as failed", async () => {
+  const workspace = tmpDir();
+  const hb = startHeartbeatFile(heartbeatPath(workspace), 200, () => new Promise(() => undefined));
+  try {
+    expect(await hb.beat()).toBe(false);
+    expect(healthcheck(workspace).code).toBe(1);
+  } finally {
+    hb.stop();
+  }
+});

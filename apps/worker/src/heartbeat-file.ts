@@ -19,12 +19,16 @@ export interface HeartbeatFile {
   stop(): void;
 }
 
+/** A probe that has not answered within this long counts as failed (a hung connection). */
+const PROBE_TIMEOUT_MS = 5_000;
+
 export function startHeartbeatFile(file: string, intervalMs: number, probe: () => Promise<unknown>): HeartbeatFile {
   let stopped = false;
   let beats = 0;
   const beat = async () => {
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await probe();
+      await Promise.race([probe(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("probe timed out")), Math.min(intervalMs, PROBE_TIMEOUT_MS))))]);
       if (stopped) return false;
       // Written beside and renamed, so the health check never reads half a file.
       await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -34,6 +38,8 @@ export function startHeartbeatFile(file: string, intervalMs: number, probe: () =
       return true;
     } catch {
       return false;
+    } finally {
+      clearTimeout(timer);
     }
   };
   const timer = setInterval(() => void beat(), intervalMs);
