@@ -1,5 +1,5 @@
 // Real PostgreSQL, real git and the real analyzers; the job handler is called directly.
-import { cancelScan, createScan, deleteGroup, findOrCreateProject, getState, markRunning, storeScanResults, createGroup } from "@ax/db";
+import { bootstrap, cancelScan, createScan, deleteGroup, findOrCreateProject, getState, markRunning, storeScanResults, createGroup, updateFinding } from "@ax/db";
 import { createLogger } from "@ax/logger";
 import { createTestStack, makeGitRepo, waitFor, type TestStack } from "@ax/testkit";
 import { processScan, PermanentScanError } from "./process-scan";
@@ -12,9 +12,9 @@ beforeAll(async () => {
 });
 afterAll(() => stack.close());
 
-async function newScan(gitUri: string, groupName?: string) {
+async function newScan(gitUri: string, groupName?: string, tenant = stack.tenant) {
   const db = stack.handle.db;
-  const t = stack.tenant;
+  const t = tenant;
   const groupId = groupName ? (await createGroup(db, t.organization_id, groupName))!.id : t.group_id;
   const project = await findOrCreateProject(db, { organizationId: t.organization_id, groupId, gitUrl: gitUri, name: "p" });
   const { scan } = await createScan(db, { organizationId: t.organization_id, groupId, projectId: project.id, createdBy: t.user_id, gitUri, branch: null, idempotencyKey: null, requestHash: null });
@@ -77,5 +77,37 @@ describe("processScan", () => {
     const row = await stack.handle.db.selectFrom("scans").select(["state", "error"]).where("id", "=", scan.id).executeTakeFirstOrThrow();
     expect(row.state).toBe("failed");
     expect(row.error).toEqual(expect.any(String));
+  });
+
+  it("reuses the analysis of a commit scanned before: same findings, triage carried, never across organizations", async () => {
+    const db = stack.handle.db;
+    const repo = makeGitRepo({ "a.py": "import yaml\n\nyaml.load(open('x'))\n", "b.js": "eval(req.query.x);\n" });
+    const scanned = async (tenant = stack.tenant) => {
+      const { scan } = await newScan(repo, undefined, tenant);
+      expect(await processScan(deps(), { scan_id: scan.id, organization_id: scan.organization_id }, once)).toBe("completed");
+      const row = await db.selectFrom("scans").selectAll().where("id", "=", scan.id).executeTakeFirstOrThrow();
+      const findings = await db.selectFrom("findings").selectAll().where("scan_id", "=", scan.id).orderBy("fingerprint").execute();
+      return { row, findings, analyzers: row.analyzers as unknown as { name: string; cached_files?: number; files?: number; duration_ms: number; status: string }[] };
+    };
+    const first = await scanned();
+    expect(first.findings.length).toBeGreaterThan(0);
+    const triaged = first.findings[0]!;
+    expect((await updateFinding(db, { organizationId: triaged.organization_id, scanId: triaged.scan_id, findingId: triaged.id, patch: { status: "FALSE POSITIVE" }, userId: stack.tenant.user_id })).kind).toBe("updated");
+
+    const second = await scanned();
+    const ran = first.analyzers.filter((a) => a.status === "completed");
+    expect(ran.length).toBeGreaterThan(0);
+    // Nothing ran again: every analyzer's files came from the earlier analysis.
+    for (const a of second.analyzers.filter((r) => r.status === "completed")) expect(a).toMatchObject({ duration_ms: 0, cached_files: a.files });
+    const shape = (f: (typeof first.findings)[number]) => [f.fingerprint, f.rule_id, f.file, f.start_line, f.severity, f.confidence, f.dataflow, f.sources, f.ai_class];
+    expect(second.findings.map(shape)).toEqual(first.findings.map(shape));
+    expect(second.findings.find((f) => f.fingerprint === triaged.fingerprint)?.status).toBe("FALSE POSITIVE");
+    expect(second.row.counts).toEqual({ ...(first.row.counts as object), new: 0 });
+
+    // Another organization scanning the same commit analyses it itself.
+    const other = await bootstrap(db, { orgName: "Other", email: "other@other.test", displayName: "O", identityProvider: "github", expiresInDays: 1 });
+    const theirs = await scanned(other);
+    for (const a of theirs.analyzers.filter((r) => r.status === "completed")) expect(a.cached_files).toBe(0);
+    expect(theirs.findings.map(shape)).toEqual(first.findings.map(shape));
   });
 });

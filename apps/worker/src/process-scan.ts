@@ -99,7 +99,9 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         timeoutMs: config.scan.analyzerTimeoutMs,
         maxOutputBytes: config.scan.analyzerMaxOutputBytes,
         signal: abort.signal,
-        ...(cache && blobs ? { cache, blobs } : {}),
+        // With the cache, a commit this organization already analysed (same analyzers and
+        // versions) gets that analysis back instead of a second run.
+        ...(cache && blobs ? { cache, blobs, commit: cloned.commit } : {}),
         ...(deps.analyzers ? { analyzers: deps.analyzers } : {}),
         ...(config.scan.analyzerThreads > 0 ? { threads: config.scan.analyzerThreads } : {}),
         onProgress: (pct) => {

@@ -11,6 +11,7 @@ import { loadRulePack } from "./analyzers/rule-pack";
 import { AnalyzerFailedError, type Analyzer } from "./analyzers/types";
 import { cloneRepository } from "./clone";
 import { isAbortError } from "./errors";
+import { MemoryAnalysisCache } from "./cache";
 import { runAnalyzers } from "./run";
 import { astGrepBinaryPath, writeFixtureRulePack } from "./test-support/ast-grep-fixture";
 import { commitFiles, makeRepo, removeDir, tempDir } from "./test-support/git-fixtures";
@@ -163,4 +164,63 @@ it("keeps a cacheable analyzer's findings when the results cache cannot be read 
   });
   expect(result.analyzers[0]).toMatchObject({ name: "ast-grep", status: "completed", cached_files: 0 });
   expect(result.findings.map((f) => f.start_line).sort()).toEqual([2, 5, 6]);
+});
+
+describe("reuse of a whole analysis of the same commit", () => {
+  const counting = (name: string, version: string, calls: { n: number }): Analyzer => ({
+    name,
+    languages: "*",
+    cacheable: false,
+    version: async () => version,
+    async run(ctx) {
+      calls.n++;
+      return ctx.files.map((file) => ({ ...finding(file), analyzer: name, rule_id: `${name}-rule` }));
+    },
+  });
+  const finding = (file: string): NormalizedFinding => ({
+    analyzer: "x", rule_id: "x", title: "T", message: "M", cwe_id: "CWE-95", cwe_name: null, owasp: null, file, start_line: 2, end_line: 2,
+    start_column: 1, end_column: 5, snippet: "", severity: "HIGH", confidence: "HIGH", likelihood: "MEDIUM", impact: "HIGH", remediation: "", fingerprint: "", raw: {},
+  });
+  const run = (dir: string, analyzers: Analyzer[], cache: MemoryAnalysisCache | undefined, commit: string) =>
+    runAnalyzers({ dir, timeoutMs: 30_000, maxOutputBytes: 8 * 1024 * 1024, analyzers, ...(cache ? { cache, blobs: new Map(), commit } : {}) });
+
+  it("returns the same findings without running anything, and never across caches or versions", async () => {
+    const repo = makeRepo(root, "reuse", { "src/app.js": APP, "src/b.js": "eval(z);\n" });
+    const calls = { n: 0 };
+    await withWorkspace(join(root, "ws"), async (dir) => {
+      const dest = join(dir, "repo");
+      const { commit } = await cloneRepository({ gitUri: repo.url, dest, allowInsecure: true, timeoutMs: 30_000, maxRepoBytes: 50 * 1024 * 1024 });
+      const orgA = new MemoryAnalysisCache();
+      const first = await run(dest, [astGrep, counting("tool", "1.0", calls)], orgA, commit);
+      expect(calls.n).toBe(1);
+      const again = await run(dest, [astGrep, counting("tool", "1.0", calls)], orgA, commit);
+      expect(calls.n).toBe(1);
+      expect(again.findings).toEqual(first.findings);
+      expect(again.languages).toEqual(first.languages);
+      expect(again.selection).toEqual(first.selection);
+      expect(again.analyzers.map((a) => [a.name, a.status, a.version, a.duration_ms, a.cached_files])).toEqual(first.analyzers.map((a) => [a.name, a.status, a.version, 0, a.files]));
+      // Another organization's cache, another analyzer version, another commit: analysed afresh.
+      await run(dest, [astGrep, counting("tool", "1.0", calls)], new MemoryAnalysisCache(), commit);
+      expect(calls.n).toBe(2);
+      await run(dest, [astGrep, counting("tool", "1.1", calls)], orgA, commit);
+      expect(calls.n).toBe(3);
+      await run(dest, [astGrep, counting("tool", "1.0", calls)], orgA, "f".repeat(40));
+      expect(calls.n).toBe(4);
+      // A different set of analyzers is a different result.
+      await run(dest, [counting("tool", "1.0", calls)], orgA, commit);
+      expect(calls.n).toBe(5);
+    });
+  });
+
+  it("does not keep a result that an analyzer failed to produce", async () => {
+    const repo = makeRepo(root, "reuse-failed", { "src/app.js": APP });
+    const broken: Analyzer = { name: "broken", languages: "*", cacheable: false, version: async () => "1", run: () => Promise.reject(new AnalyzerFailedError("boom", "boom")) };
+    await withWorkspace(join(root, "ws"), async (dir) => {
+      const dest = join(dir, "repo");
+      const { commit } = await cloneRepository({ gitUri: repo.url, dest, allowInsecure: true, timeoutMs: 30_000, maxRepoBytes: 50 * 1024 * 1024 });
+      const cache = new MemoryAnalysisCache();
+      await run(dest, [astGrep, broken], cache, commit);
+      expect([...cache.entries.keys()].some((k) => k.startsWith("scan-result"))).toBe(false);
+    });
+  });
 });

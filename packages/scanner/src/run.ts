@@ -23,6 +23,7 @@ import {
 import { DATAFLOW } from "./dataflow/engine";
 import { ScanAbortedError, throwIfAborted } from "./errors";
 import { formatDuration } from "./format";
+import { loadScanResult, scanResultVersion, storeScanResult } from "./result-reuse";
 
 export interface RunAnalyzersOptions {
   dir: string;
@@ -40,6 +41,12 @@ export interface RunAnalyzersOptions {
   cache?: AnalysisCache;
   /** Git blob id of each repo-relative path (see listBlobs). */
   blobs?: ReadonlyMap<string, string>;
+  /**
+   * The checkout's commit. With `cache`, an earlier analysis of this commit by the same
+   * analyzers (same versions, same scanner code) is returned instead of running them again,
+   * and a new one is stored for later scans (result-reuse.ts).
+   */
+  commit?: string;
 }
 
 export interface SelectionSummary {
@@ -62,8 +69,22 @@ export interface RunAnalyzersResult {
 
 export async function runAnalyzers(opts: RunAnalyzersOptions): Promise<RunAnalyzersResult> {
   throwIfAborted(opts.signal);
-  const selection = await selectFiles(opts.dir);
   const analyzers = opts.analyzers ?? defaultAnalyzers();
+  const reuse = opts.cache && opts.commit ? { cache: opts.cache, commit: opts.commit, version: await scanResultVersion(analyzers) } : null;
+  if (reuse?.version) {
+    const earlier = await loadScanResult(reuse.cache, reuse.version, reuse.commit);
+    if (earlier) {
+      opts.onProgress?.(100);
+      return { ...earlier, selection: earlier.selection as unknown as SelectionSummary };
+    }
+  }
+  const result = await analyze(opts, analyzers);
+  if (reuse?.version) await storeScanResult(reuse.cache, reuse.version, reuse.commit, { ...result, selection: { ...result.selection } });
+  return result;
+}
+
+async function analyze(opts: RunAnalyzersOptions, analyzers: Analyzer[]): Promise<RunAnalyzersResult> {
+  const selection = await selectFiles(opts.dir);
   const runs: AnalyzerRun[] = [];
   const collected: NormalizedFinding[] = [];
   const scratchRoot = await mkdtemp(join(tmpdir(), "ax-analyzers-"));
