@@ -89,6 +89,10 @@ const EnvSchema = z.object({
   /** BullMQ lock; a worker that dies is noticed after about this long. */
   WORKER_LOCK_MS: Int(1000, 3600 * 1000).default(30_000),
   WORKER_STALLED_INTERVAL_MS: Int(1000, 3600 * 1000).default(30_000),
+  /** How often a worker refreshes its entry in the worker registry (GET /admin/workers). */
+  WORKER_HEARTBEAT_MS: Int(100, 600_000).default(10_000),
+  /** A worker's entry disappears this long after its last heartbeat (a crashed worker). */
+  WORKER_HEARTBEAT_TTL_MS: Int(300, 3_600_000).default(30_000),
   /** How often the worker re-enqueues scans whose jobs Redis lost. */
   RECONCILE_INTERVAL_MS: Int(1000, 3600 * 1000).default(30_000),
   TOKEN_DEFAULT_EXPIRY_DAYS: Int(1, 3650).default(90),
@@ -166,7 +170,11 @@ const EnvSchema = z.object({
   PUBLIC_SCAN_RETENTION_HOURS: Int(1, 24 * 365).default(24),
   /** How often the worker deletes expired public scans. */
   PUBLIC_SCAN_SWEEP_INTERVAL_MS: Int(1000, 24 * 3600 * 1000).default(10 * 60 * 1000),
-});
+  /** Lifetime of a dashboard session cookie (POST /admin/session), in ms. */
+  ADMIN_SESSION_TTL_MS: Int(1000, 24 * 3600 * 1000).default(15 * 60 * 1000),
+  /** true: the bull-board dashboard only shows (no retry, clean, pause, …), whoever opens it. */
+  ADMIN_DASHBOARD_READ_ONLY: Bool.default(false),
+}).refine((e) => e.WORKER_HEARTBEAT_TTL_MS > e.WORKER_HEARTBEAT_MS, { message: "must be longer than WORKER_HEARTBEAT_MS", path: ["WORKER_HEARTBEAT_TTL_MS"] });
 
 export type Env = z.infer<typeof EnvSchema>;
 
@@ -183,6 +191,8 @@ export interface Config {
     stalledIntervalMs: number;
     reconcileIntervalMs: number;
     attempts: number;
+    heartbeatMs: number;
+    heartbeatTtlMs: number;
   };
   scan: {
     allowInsecureGitUrls: boolean;
@@ -208,6 +218,7 @@ export interface Config {
   ai: AiConfig;
   webhooks: WebhookConfig;
   publicScan: PublicScanConfig;
+  admin: { sessionTtlMs: number; dashboardReadOnly: boolean };
 }
 
 export interface PublicScanConfig {
@@ -268,6 +279,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       stalledIntervalMs: e.WORKER_STALLED_INTERVAL_MS,
       reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
       attempts: e.SCAN_ATTEMPTS,
+      heartbeatMs: e.WORKER_HEARTBEAT_MS,
+      heartbeatTtlMs: e.WORKER_HEARTBEAT_TTL_MS,
     },
     scan: {
       allowInsecureGitUrls: e.ALLOW_INSECURE_GIT_URLS,
@@ -313,6 +326,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       retentionHours: e.PUBLIC_SCAN_RETENTION_HOURS,
       sweepIntervalMs: e.PUBLIC_SCAN_SWEEP_INTERVAL_MS,
     },
+    admin: { sessionTtlMs: e.ADMIN_SESSION_TTL_MS, dashboardReadOnly: e.ADMIN_DASHBOARD_READ_ONLY },
   };
 }
 
