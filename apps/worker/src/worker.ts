@@ -1,10 +1,10 @@
 import os from "node:os";
 import { Worker, type Job } from "bullmq";
 import type { Config } from "@ax/config";
-import { JobCatalog, MAINTENANCE_QUEUE, SCAN_QUEUE, WEBHOOK_QUEUE, type JobName } from "@ax/contracts";
+import { JobCatalog, MAINTENANCE_QUEUE, SCAN_QUEUE, WEBHOOK_QUEUE, type JobName, type WorkerActiveJob } from "@ax/contracts";
 import { failScan, pruneAnalysisCache, type Db } from "@ax/db";
 import { child, type Logger } from "@ax/logger";
-import { JobQueue, workerConnection } from "@ax/queue";
+import { JobQueue, WorkerRegistry, startHeartbeat, workerConnection } from "@ax/queue";
 import { defaultAnalyzers, sweepStaleWorkspaces, type ResolveHost } from "@ax/scanner";
 import { createHandlers } from "./handlers";
 import { emitScanEnded } from "./process-scan";
@@ -50,7 +50,37 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const scanDeps = { db: deps.db, config, logger: child(deps.logger, "scan"), analyzers, queue };
   const handlers = createHandlers(scanDeps, { db: deps.db, config, logger: webhookLog, resolveHost: deps.resolveHost });
 
+  // The worker registry (GET /api/v2/admin/workers): who runs, where, and which jobs it holds.
+  const startedAt = new Date().toISOString();
+  const active = new Map<string, WorkerActiveJob>();
+  const heartbeat = startHeartbeat(new WorkerRegistry(producer, config.redis.queuePrefix), {
+    everyMs: config.worker.heartbeatMs,
+    ttlMs: config.worker.heartbeatTtlMs,
+    snapshot: () => ({
+      worker_id: id,
+      host: os.hostname(),
+      pid: process.pid,
+      started_at: startedAt,
+      heartbeat_at: new Date().toISOString(),
+      concurrency: { [SCAN_QUEUE]: config.worker.concurrency, [WEBHOOK_QUEUE]: config.webhooks.concurrency, [MAINTENANCE_QUEUE]: 1 },
+      active_jobs: [...active.values()],
+    }),
+    onError: (err) => log.warn("worker registry heartbeat failed", { error: err.message }),
+  });
+
   const processor = async (job: Job) => {
+    const key = `${job.queueName}:${job.id ?? ""}`;
+    const scanId = (job.data as { scan_id?: unknown } | undefined)?.scan_id;
+    active.set(key, { queue: job.queueName, job_id: job.id ?? "", name: job.name, ...(typeof scanId === "string" ? { scan_id: scanId } : {}), started_at: new Date().toISOString() });
+    void heartbeat.beat();
+    try {
+      await runJob(job);
+    } finally {
+      active.delete(key);
+      void heartbeat.beat();
+    }
+  };
+  const runJob = async (job: Job) => {
     const name = job.name as JobName;
     const entry = JobCatalog[name];
     // Validate again on dequeue: a job from an older or newer producer may not fit.
@@ -137,39 +167,48 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     void pruneLog();
   }, 3_600_000);
   pruneTimer.unref();
+  await heartbeat.beat();
+  let closing: Promise<void> | undefined;
   log.info("worker started", { id, concurrency: config.worker.concurrency });
 
   return {
     id,
     worker,
     reconcileNow,
-    async close(deadlineMs = config.shutdownTimeoutMs) {
-      clearInterval(timer);
-      clearInterval(pruneTimer);
-      // worker.close() waits for running jobs and has no timeout of its own; past the
-      // deadline force-close, which leaves the jobs' locks to expire so another worker
-      // picks them up.
-      let timedOut = false;
-      await Promise.race([
-        Promise.all([worker.close(), webhookWorker.close(), maintenanceWorker.close()]),
-        new Promise<void>((resolve) =>
-          setTimeout(() => {
-            timedOut = true;
-            resolve();
-          }, deadlineMs).unref(),
-        ),
-      ]);
-      // Bounded too: a processor still inside an analyzer call must not hold the shutdown.
-      if (timedOut) {
-        const force = Promise.all([worker.close(true).catch(() => undefined), webhookWorker.close(true).catch(() => undefined), maintenanceWorker.close(true).catch(() => undefined)]);
-        await Promise.race([force, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
-      }
-      await queue.close().catch(() => undefined);
-      connection.disconnect();
-      webhookConnection.disconnect();
-      maintenanceConnection.disconnect();
-      producer.disconnect();
-      log.info("worker stopped", { id, forced: timedOut });
+    close(deadlineMs = config.shutdownTimeoutMs) {
+      // Idempotent: a second close (a test's, then its harness's) waits for the first.
+      closing ??= shutDown(deadlineMs);
+      return closing;
     },
   };
+  async function shutDown(deadlineMs: number) {
+    clearInterval(timer);
+    clearInterval(pruneTimer);
+    // worker.close() waits for running jobs and has no timeout of its own; past the
+    // deadline force-close, which leaves the jobs' locks to expire so another worker
+    // picks them up.
+    let timedOut = false;
+    await Promise.race([
+      Promise.all([worker.close(), webhookWorker.close(), maintenanceWorker.close()]),
+      new Promise<void>((resolve) =>
+        setTimeout(() => {
+          timedOut = true;
+          resolve();
+        }, deadlineMs).unref(),
+      ),
+    ]);
+    // Bounded too: a processor still inside an analyzer call must not hold the shutdown.
+    if (timedOut) {
+      const force = Promise.all([worker.close(true).catch(() => undefined), webhookWorker.close(true).catch(() => undefined), maintenanceWorker.close(true).catch(() => undefined)]);
+      await Promise.race([force, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+    }
+    // Gone from the registry at once; after a forced close its jobs are handed back anyway.
+    await Promise.race([heartbeat.stop(true), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+    await queue.close().catch(() => undefined);
+    connection.disconnect();
+    webhookConnection.disconnect();
+    maintenanceConnection.disconnect();
+    producer.disconnect();
+    log.info("worker stopped", { id, forced: timedOut });
+  }
 }

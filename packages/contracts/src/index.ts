@@ -4,3 +4,4 @@ export * from "./scan";
 export * from "./jobs";
 export * from "./body";
 export * from "./webhook";
+export * from "./admin";

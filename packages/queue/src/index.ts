@@ -101,3 +101,5 @@ export class JobQueue {
 }
 
 export { JobCatalog, type JobName, type JobData };
+export { WorkerRegistry, startHeartbeat, type Heartbeat } from "./worker-registry";
+export { QUEUE_NAMES, COUNTED_STATES, summarizeQueue, listFailed, retryFailedJob, removeFailedJob, retryAllFailed, removeAllFailed, type QueueSummary, type CountedState, type FailedPage, type FailedJobOutcome } from "./admin";
