@@ -8,8 +8,11 @@ import { AppError, errorHandler, notFoundRoute } from "./http/errors";
 import { createMetrics } from "./http/metrics";
 import { createRateLimiter } from "./http/rate-limit";
 import { buildOpenApi, renderDocsPage } from "./http/openapi";
+import { DASHBOARD_PATH } from "./services/admin";
 import { writeMarkdownError } from "./services/chat";
 import { API_PREFIX, mountRoute, routeLabel, type AnyRoute } from "./http/route";
+import { adminDashboard } from "./http/admin-dashboard";
+import { adminRoutes } from "./routes/admin";
 import { aiRoutes } from "./routes/ai";
 import { findingRoutes } from "./routes/findings";
 import { groupRoutes } from "./routes/groups";
@@ -24,7 +27,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const CHAT_PATH = new RegExp(`^${API_PREFIX}/[^/]+/chatbot/?$`, "i");
 
 export function apiRoutes(deps: AppDeps): AnyRoute[] {
-  return [...healthRoutes(deps), ...profileRoutes(deps), ...scanRoutes(deps), ...findingRoutes(deps), ...groupRoutes(deps), ...webhookRoutes(deps), ...aiRoutes(deps), ...publicScanRoutes(deps)];
+  return [...healthRoutes(deps), ...profileRoutes(deps), ...scanRoutes(deps), ...findingRoutes(deps), ...groupRoutes(deps), ...webhookRoutes(deps), ...aiRoutes(deps), ...publicScanRoutes(deps), ...adminRoutes(deps)];
 }
 
 /** The Express app; no I/O happens here (main.ts connects and listens). */
@@ -103,6 +106,8 @@ export function buildApp(deps: AppDeps): express.Express {
   router.get("/docs", (_req, res) => res.type("html").send(docs));
 
   app.use(API_PREFIX, router);
+  // The queue dashboard (bull-board), outside /api/v2: its session cookie is scoped to /admin.
+  app.use(DASHBOARD_PATH, adminDashboard(deps));
   app.use(notFoundRoute);
   app.use(errorHandler(child(deps.logger, "api")));
   return app;

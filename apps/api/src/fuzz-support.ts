@@ -99,7 +99,7 @@ export function operationsOf(doc: OpenApiDoc, routes: AnyRoute[]): Operation[] {
 // ---------------------------------------------------------------------------------------
 // Requests
 
-export const ID_NAMES = ["organization_id", "group_id", "project_id", "scan_id", "finding_id", "token_id", "request_id", "webhook_id"] as const;
+export const ID_NAMES = ["organization_id", "group_id", "project_id", "scan_id", "finding_id", "token_id", "request_id", "webhook_id", "job_id"] as const;
 export type IdName = (typeof ID_NAMES)[number];
 const isIdName = (n: string): n is IdName => (ID_NAMES as readonly string[]).includes(n);
 

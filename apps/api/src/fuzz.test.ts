@@ -5,10 +5,12 @@
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { Worker } from "bullmq";
 import fc from "fast-check";
 import request from "supertest";
 import { FINDING_STATUSES, LEVELS, SEVERITIES, type NormalizedFinding } from "@ax/contracts";
-import { PUBLIC_ORG_KEY, createGroup, createScan, createToken, createWebhook, ensureInternalOrganization, findOrCreateProject, generateToken, insertAiRequest, listTokens, markRunning, newId, revokeToken, storeScanResults, type BootstrapResult, type Db } from "@ax/db";
+import { PUBLIC_ORG_KEY, createGroup, createScan, createToken, createUser, createWebhook, ensureInternalOrganization, findOrCreateProject, generateToken, insertAiRequest, listTokens, markRunning, newId, revokeToken, storeScanResults, type BootstrapResult, type Db } from "@ax/db";
+import { workerConnection } from "@ax/queue";
 import { makeGitRepo, testConfig } from "@ax/testkit";
 import { API_VERSION, apiRoutes } from "./app";
 import {
@@ -51,6 +53,8 @@ let server: http.Server;
 let base: string;
 let ids: { self: Ids; other: Ids };
 let tokens: Record<Role, string>;
+/** An instance administrator: "owner" cases of the Admin operations use it. */
+let adminToken: string;
 let badTokens: Record<"expired" | "revoked" | "unknown", string>;
 let repo: string;
 /** A completed public scan with one finding: the path id of the public read operations. */
@@ -81,7 +85,8 @@ async function seedTenant(db: Db, t: BootstrapResult): Promise<Ids> {
   await insertAiRequest(db, { id: requestId, organizationId: t.organization_id, groupId: null, userId: t.user_id, kind: "review", model: "m", input: { code: "x" } });
   const token = (await listTokens(db, t.user_id))[0]!;
   const webhook = await createWebhook(db, { organizationId: t.organization_id, url: "https://hooks.example.test/ax", events: ["scan.completed", "group.deleted"], secret: "whsec_seed", createdBy: t.user_id });
-  return { organization_id: t.organization_id, group_id: t.group_id, project_id: project.id, scan_id: scan.id, finding_id: finding.id, token_id: token.id, request_id: requestId, webhook_id: webhook.id };
+  // job_id: the Admin operations on one failed job get a fresh one (FRESH); anything else, none.
+  return { organization_id: t.organization_id, group_id: t.group_id, project_id: project.id, scan_id: scan.id, finding_id: finding.id, token_id: token.id, request_id: requestId, webhook_id: webhook.id, job_id: "no-such-job" };
 }
 
 /** A completed scan of the internal public organization, as POST /public/scan and a worker would leave it. */
@@ -123,20 +128,42 @@ const FRESH: Record<string, Partial<Record<IdName, () => Promise<string>>>> = {
   revokeToken: {
     token_id: async () => (await createToken(h.stack.handle.db, { userId: h.tenant.user_id, name: "fuzz-doomed", expiresInDays: 1 })).record.id,
   },
+  retryFailedJob: { job_id: () => freshFailedJob() },
+  removeFailedJob: { job_id: () => freshFailedJob() },
   deleteWebhook: {
     webhook_id: async () =>
       (await createWebhook(h.stack.handle.db, { organizationId: h.tenant.organization_id, url: "https://hooks.example.test/doomed", events: ["scan.failed"], secret: "whsec_doomed", createdBy: h.tenant.user_id })).id,
   },
 };
 
+/**
+ * A failed job on the maintenance queue (which nothing else here fills), failed by hand: a
+ * processor-less BullMQ worker takes the next job and fails it. No worker runs in this suite.
+ */
+let failedJobs = 0;
+async function freshFailedJob(): Promise<string> {
+  const queue = h.deps.queue.queue("maintenance");
+  await queue.resume(); // a fuzzed pause must not stop this
+  await queue.add("fuzz.failing", {}, { jobId: `fuzz-failed-${++failedJobs}`, attempts: 1 });
+  failingConnection ??= workerConnection(h.stack.config.redis.url);
+  failingWorker ??= new Worker("maintenance", null, { connection: failingConnection, prefix: h.stack.config.redis.queuePrefix });
+  const job = await failingWorker.getNextJob("fuzz");
+  if (!job?.id) throw new Error("no job to fail");
+  await job.moveToFailed(new Error("failed on purpose"), "fuzz", false);
+  return job.id;
+}
+let failingWorker: Worker | undefined;
+let failingConnection: ReturnType<typeof workerConnection> | undefined;
+
 beforeAll(async () => {
   // Thousands of requests from one token: the limits have their own suite (limits.test.ts).
   h = await createApiHarness({ env: { RATE_LIMIT_ENABLED: "false", MAX_SCANS_IN_FLIGHT_PER_ORG: "0", PUBLIC_SCAN_MAX_IN_FLIGHT: "0" } });
   const db = h.stack.handle.db;
   publicScanId = await seedPublicScan(db);
-  ids = { self: await seedTenant(db, h.tenant), other: { organization_id: "", group_id: "", project_id: "", scan_id: "", finding_id: "", token_id: "", request_id: "", webhook_id: "" } };
+  ids = { self: await seedTenant(db, h.tenant), other: { organization_id: "", group_id: "", project_id: "", scan_id: "", finding_id: "", token_id: "", request_id: "", webhook_id: "", job_id: "" } };
   const other = await h.otherTenant();
   ids.other = await seedTenant(db, other);
+  adminToken = (await createToken(db, { userId: (await createUser(db, { email: "operator@acme.test", displayName: "Olga Operator", identityProvider: "local", isInstanceAdmin: true })).id, name: "admin", expiresInDays: 1 })).token;
   tokens = { owner: h.tenant.token, viewer: await h.member("viewer"), member: await h.member("member"), other: other.token };
   const expired = await createToken(db, { userId: h.tenant.user_id, name: "expired", expiresInDays: -1 });
   const revoked = await createToken(db, { userId: h.tenant.user_id, name: "revoked", expiresInDays: 5 });
@@ -150,6 +177,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   printSummary();
+  await failingWorker?.close();
+  failingConnection?.disconnect();
   await new Promise((resolve) => server?.close(resolve));
   await h?.close();
   if (repo) fs.rmSync(repo, { recursive: true, force: true });
@@ -191,6 +220,7 @@ const safeRandom = (s: fc.Arbitrary<unknown>) => s.filter((v) => typeof v === "s
 
 function hints(): Hints {
   return {
+    "path.name": (s) => fc.oneof({ weight: 4, arbitrary: fc.constantFrom("maintenance", "scans", "webhooks") }, { weight: 1, arbitrary: s }),
     "path.status": (s) => fc.oneof({ weight: 4, arbitrary: fc.constantFrom("true", "false", "TRUE", "False") }, { weight: 1, arbitrary: s }),
     "body.git_uri": (s) => fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...SAFE_GIT_URIS()) }, { weight: 1, arbitrary: safeRandom(s) }),
     "body.status": (s) => fc.oneof({ weight: 3, arbitrary: label(FINDING_STATUSES) }, { weight: 1, arbitrary: s }),
@@ -239,7 +269,7 @@ async function exercise(op: Operation, c: FuzzCase, s: Stats): Promise<void> {
   const credentials: string[] = [];
   const headers: Record<string, string> = { ...c.headers };
   const auth = c.auth;
-  if (auth.kind === "role") credentials.push(tokens[auth.role]);
+  if (auth.kind === "role") credentials.push(auth.role === "owner" && op.route.tags.includes("Admin") ? adminToken : tokens[auth.role]);
   if (auth.kind === "garbage") credentials.push(auth.value);
   if (auth.kind === "known-bad") credentials.push(badTokens[auth.which]);
   if (auth.kind === "in-query") query.push(["X-AX-KEY", tokens.owner], ["token", tokens.owner]);
