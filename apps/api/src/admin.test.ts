@@ -1,8 +1,9 @@
 // The Admin tag end to end: real PostgreSQL, Redis, BullMQ and an in-process worker. Jobs are
 // made to fail by a BullMQ worker of the test's own (failScanJobs): no real job fails on demand.
+import fs from "node:fs";
 import request from "supertest";
 import { WorkerRegistry } from "@ax/queue";
-import { waitFor } from "@ax/testkit";
+import { makeGitRepo, waitFor } from "@ax/testkit";
 import { failScanJobs, instanceAdminToken, sessionCookie } from "./admin-support";
 import { createApiHarness, type ApiHarness } from "./test-support";
 
@@ -93,6 +94,20 @@ describe("workers", () => {
     await w.close(5_000);
     const after = await request(h.app).get(`${A}/workers`).set(as(admin)).expect(200);
     expect((after.body.workers as { worker_id: string }[]).map((x) => x.worker_id)).not.toContain(w.id);
+  });
+
+  test("a running scan is among its worker's active jobs until it ends", async () => {
+    const w = await h.startWorker();
+    const repo = makeGitRepo({ "src/app.js": "const x = req.body.code;\neval(x);\n", "src/db.js": "db.query('select ' + req.query.id);\n" });
+    const scan = await request(h.app).post("/api/v2/scan").set(as(h.tenant.token)).send({ git_uri: repo }).expect(200);
+    const scanId = scan.body.scan_id as string;
+    const mine = async () => ((await request(h.app).get(`${A}/workers`).set(as(admin)).expect(200)).body.workers as { worker_id: string; active_jobs: { queue: string; scan_id?: string }[] }[]).find((x) => x.worker_id === w.id);
+    const running = await waitFor(async () => (await mine())?.active_jobs.find((j) => j.scan_id === scanId), { intervalMs: 20, what: "the scan among the active jobs" });
+    expect(running).toMatchObject({ queue: "scans", name: "scan.run", job_id: expect.any(String), started_at: expect.any(String) });
+    await waitFor(async () => ["completed", "failed"].includes((await request(h.app).get(`/api/v2/scan/${scanId}`).set(as(h.tenant.token))).body.state as string), { what: "the scan to end" });
+    await waitFor(async () => (await mine())?.active_jobs.length === 0, { what: "no active jobs" });
+    await w.close(5_000);
+    fs.rmSync(repo, { recursive: true, force: true });
   });
 
   test("a worker that stops heartbeating drops out after the TTL", async () => {
