@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
 import type { Config } from "@ax/config";
-import type { JobData } from "@ax/contracts";
+import type { JobData, NormalizedFinding } from "@ax/contracts";
 import { PgAnalysisCache, failScan, getScanForJob, getState, isPublicOrganization, markRunning, requeueScan, storeScanResults, updateProgress, type Db } from "@ax/db";
 import type { Logger } from "@ax/logger";
 import type { JobQueue } from "@ax/queue";
@@ -103,6 +105,9 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         // versions) gets that analysis back instead of a second run.
         ...(cache && blobs ? { cache, blobs, commit: cloned.commit } : {}),
         ...(deps.analyzers ? { analyzers: deps.analyzers } : {}),
+        // Kept per organization and project on this worker (cppcheck's incremental build
+        // directory); outside the scan-* workspaces, which are swept.
+        stateDir: join(config.worker.workspaceDir, ".analyzer-state", scan.organization_id, scan.project_id),
         ...(config.scan.analyzerThreads > 0 ? { threads: config.scan.analyzerThreads } : {}),
         onProgress: (pct) => {
           const next = 30 + Math.round(pct * 0.55);
@@ -117,7 +122,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       let aiLabels: Map<string, AiLabel> | undefined;
       if (config.ai.autoTriage) {
         try {
-          aiLabels = await labelFindings(checkout, analysis.findings, deps.reviewModel ?? defaultReviewModel(), abort.signal);
+          aiLabels = await labelsFor(checkout, cloned.commit, analysis.findings, deps.reviewModel ?? defaultReviewModel(), cache, abort.signal);
         } catch (err) {
           if (abort.signal.aborted) throw err;
           // A label is advice: a scan never fails for want of one.
@@ -175,4 +180,25 @@ class StoppedError extends Error {
   constructor(readonly state: string) {
     super(`scan is ${state}`);
   }
+}
+
+const AI_LABELS = "ai-labels";
+const modelDigests = new WeakMap<ReviewModel, string>();
+
+/**
+ * The review model's labels for the findings. A label depends on the model and on the code
+ * around the finding, which a commit fixes: labels of a commit are kept in the organization's
+ * analysis cache (per model digest) and reused when every finding already has one.
+ */
+async function labelsFor(checkout: string, commit: string, findings: readonly NormalizedFinding[], model: ReviewModel, cache: AnalysisCache | undefined, signal: AbortSignal): Promise<Map<string, AiLabel>> {
+  let digest = modelDigests.get(model);
+  if (!digest) {
+    digest = createHash("sha256").update(JSON.stringify(model.artifact)).digest("hex");
+    modelDigests.set(model, digest);
+  }
+  const kept = cache ? ((await cache.get(AI_LABELS, digest, [commit]).catch(() => undefined))?.get(commit)?.[0] as unknown as Record<string, AiLabel> | undefined) : undefined;
+  if (kept && findings.every((f) => Object.hasOwn(kept, f.fingerprint))) return new Map(findings.map((f) => [f.fingerprint, kept[f.fingerprint] as AiLabel]));
+  const labels = await labelFindings(checkout, findings, model, signal);
+  if (cache) await cache.put(AI_LABELS, digest, new Map([[commit, [Object.fromEntries(labels) as never]]])).catch(() => undefined);
+  return labels;
 }

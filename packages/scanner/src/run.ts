@@ -47,6 +47,8 @@ export interface RunAnalyzersOptions {
    * and a new one is stored for later scans (result-reuse.ts).
    */
   commit?: string;
+  /** Analyzer state kept between scans of this project on this worker (AnalyzerContext.stateDir). */
+  stateDir?: string;
 }
 
 export interface SelectionSummary {

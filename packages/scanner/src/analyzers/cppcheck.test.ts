@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { cppcheckAnalyzer, parseCppcheckXml } from "./cppcheck";
 import { AnalyzerOutputLimitError, AnalyzerUnavailableError, type AnalyzerContext } from "./types";
@@ -69,6 +70,26 @@ it("maps errors, warnings and security-relevant style checks; drops style noise"
   expect(by("cppcheck.invalidscanf")?.raw).toMatchObject({ cwe: "CWE-119", cwe_normalized: { to: "CWE-120" } });
   expect(by("cppcheck.unsignedLessThanZero")).toMatchObject({ cwe_id: "CWE-570", severity: "LOW" });
   expect(findings.filter((f) => f.file === "src/safe.c")).toEqual([]);
+});
+
+it("keeps its build directory between scans of a project: same findings, and a changed file is re-analysed", async () => {
+  const stateDir = join(root, "state-project");
+  const key = (fs: { rule_id: string; file: string; start_line: number }[]) => fs.map((f) => `${f.file}:${f.rule_id}:${f.start_line}`).sort();
+  const first = writeCheckout(root, "kept-1", { "src/v.c": VULNERABLE, "src/safe.c": SAFE });
+  const fresh = await cppcheckAnalyzer().run(ctx(first, ["src/v.c", "src/safe.c"]));
+  const kept1 = await cppcheckAnalyzer().run(ctx(first, ["src/v.c", "src/safe.c"], { stateDir }));
+  // Another checkout of the same project (a new workspace), unchanged: replayed from the build directory.
+  const second = writeCheckout(root, "kept-2", { "src/v.c": VULNERABLE, "src/safe.c": SAFE });
+  const kept2 = await cppcheckAnalyzer().run(ctx(second, ["src/v.c", "src/safe.c"], { stateDir }));
+  expect(key(kept1)).toEqual(key(fresh));
+  expect(kept2).toEqual(kept1);
+  expect(readdirSync(stateDir)).toEqual([expect.stringMatching(/^cppcheck-build-[0-9a-f]{16}$/)]);
+  // The vulnerable file changed: its findings follow the new content.
+  const third = writeCheckout(root, "kept-3", { "src/v.c": VULNERABLE.replace("    free(p);\n    free(p);\n", "    free(p);\n    p = NULL;\n"), "src/safe.c": SAFE });
+  const kept3 = await cppcheckAnalyzer().run(ctx(third, ["src/v.c", "src/safe.c"], { stateDir }));
+  const direct3 = await cppcheckAnalyzer().run(ctx(third, ["src/v.c", "src/safe.c"]));
+  expect(key(kept3)).toEqual(key(direct3));
+  expect(key(kept3)).not.toContain("src/v.c:cppcheck.doubleFree:9");
 });
 
 it("reports a finding in a header at the first location inside the selection", async () => {

@@ -11,12 +11,14 @@
  * `--inconclusive` changed nothing there and is off. Not cacheable: a file's findings depend
  * on the headers it includes and on whole-program (CTU) analysis.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { Level, NormalizedFinding, Severity } from "@ax/contracts";
 import { correctionReason, cweTableDigest, normalizeCwe } from "./cwe-normalize";
 import { finishRun, memoVersion, runTool, toolVersion } from "./exec";
+import { withKeptDir } from "./kept-state";
 import { buildFinding } from "./finding";
 import { cap, cweId, int, repoPath } from "./normalize";
 import { SourceFiles } from "./source";
@@ -66,16 +68,23 @@ const REMEDIATION: Record<string, string> = {
   autoVariables: "Do not keep the address of a local variable beyond its scope.",
 };
 
+/** What cppcheck checks and ignores (part of the kept build directory's name). */
+const CHECK_OPTIONS = [
+  "--enable=warning,style,portability",
+  "--suppress=missingIncludeSystem", "--suppress=missingInclude", "--suppress=unmatchedSuppression", "--suppress=checkersReport",
+];
+
 export function cppcheckAnalyzer(opts: CppcheckOptions = {}): Analyzer {
   const binary = opts.binary ?? "cppcheck";
+  const version = memoVersion(async () => {
+    const v = await toolVersion(binary, ["--version"], /Cppcheck\s+(\S+)/i);
+    return v ? `${v} (mapping ${MAPPING_REVISION}.${cweTableDigest(CPPCHECK)})` : null;
+  });
   return {
     name: CPPCHECK,
     languages: ["c", "cpp"],
     cacheable: false,
-    version: memoVersion(async () => {
-      const v = await toolVersion(binary, ["--version"], /Cppcheck\s+(\S+)/i);
-      return v ? `${v} (mapping ${MAPPING_REVISION}.${cweTableDigest(CPPCHECK)})` : null;
-    }),
+    version,
     async run(ctx) {
       const taxonomy = await loadTaxonomy();
       // One path per line; a name containing a line break cannot be listed and goes on the command line.
@@ -84,19 +93,21 @@ export function cppcheckAnalyzer(opts: CppcheckOptions = {}): Analyzer {
       const fileList = join(ctx.scratchDir, "cppcheck-files.txt");
       await writeFile(fileList, listable.map((f) => `${f}\n`).join(""));
       const threads = ctx.threads && ctx.threads > 0 ? ctx.threads : availableParallelism();
-      // With -j, whole-program (CTU) checks need a build dir; without one they silently don't run.
-      const buildDir = join(ctx.scratchDir, "cppcheck-build");
-      await mkdir(buildDir, { recursive: true });
-      const args = [
-        "--xml", "--xml-version=2", "-q",
-        "--enable=warning,style,portability",
-        `--file-list=${fileList}`,
-        `-j${Math.max(1, Math.min(threads, 64))}`,
-        `--cppcheck-build-dir=${buildDir}`,
-        "--suppress=missingIncludeSystem", "--suppress=missingInclude", "--suppress=unmatchedSuppression", "--suppress=checkersReport",
-        ...odd,
-      ];
-      const out = await runTool(ctx, { tool: CPPCHECK, binary, resultStream: "stderr" }, args);
+      const threadsArg = `-j${Math.max(1, Math.min(threads, 64))}`;
+      // With -j, whole-program (CTU) checks need a build dir; without one they silently don't
+      // run. Kept between scans of the project (ctx.stateDir), it also makes cppcheck re-analyse
+      // only the files whose content changed. Its name carries the version and the options.
+      const stateName = `cppcheck-build-${createHash("sha256").update(JSON.stringify([await version(), CHECK_OPTIONS])).digest("hex").slice(0, 16)}`;
+      const out = await withKeptDir({ stateDir: ctx.stateDir, name: stateName, scratchDir: ctx.scratchDir }, (buildDir) =>
+        runTool(ctx, { tool: CPPCHECK, binary, resultStream: "stderr" }, [
+          "--xml", "--xml-version=2", "-q",
+          `--file-list=${fileList}`,
+          threadsArg,
+          `--cppcheck-build-dir=${buildDir}`,
+          ...CHECK_OPTIONS,
+          ...odd,
+        ]),
+      );
       const errors = parseCppcheckXml(out.output);
       const findings = await toFindings(ctx, errors, taxonomy);
       return finishRun(ctx, CPPCHECK, findings, out.truncated);

@@ -19,6 +19,12 @@ export interface AnalyzerContext {
   signal: AbortSignal;
   /** A private writable directory for HOME/TMPDIR of the tool; removed after the run. */
   scratchDir: string;
+  /**
+   * A directory kept between scans of the same project on this worker, for state an analyzer
+   * can reuse (cppcheck's build directory). Absent: nothing is kept. Never shared across
+   * projects or organizations.
+   */
+  stateDir?: string;
   threads?: number;
   /**
    * Repo-relative POSIX paths of the files to analyze: already filtered by the selection
