@@ -55,17 +55,58 @@ export async function analyzeCheckout(dir: string, files: readonly string[], sig
     if (!lower) continue;
     const source = await readBounded(dir, file);
     if (source === null) continue;
-    try {
-      modules.push(lower(file, source));
-      lines.set(file, source.split("\n"));
-    } catch {
-      // A file the lowering cannot read contributes nothing; the others are still analysed.
-    }
+    const lowered = lowerCached(lower, file, source);
+    if (!lowered) continue;
+    modules.push(lowered.module);
+    lines.set(file, lowered.lines);
     // Lowering is synchronous: let timers and cancellation in between files.
     if (modules.length % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
   const taxonomy = await loadTaxonomy();
   return analyzeModules(modules, { specs: SPECS, lines: (f) => lines.get(f) ?? [], taxonomy, ...(signal ? { signal } : {}) });
+}
+
+interface Lowered {
+  module: ModuleIR;
+  lines: string[];
+  bytes: number;
+}
+
+/**
+ * Lowered files of the last scans, by path and content (Map order is use order: least
+ * recently used first). Lowering is half of the analysis and a rescan's files are mostly
+ * unchanged; the interprocedural part, which crosses files, always runs. The IR is read-only
+ * to the engine. Bounded by the source bytes it stands for.
+ */
+const LOWERED_CACHE_SOURCE_BYTES = 16 * 1024 * 1024;
+const lowered = new Map<string, Lowered>();
+let loweredBytes = 0;
+
+function lowerCached(lower: (file: string, source: string) => ModuleIR, file: string, source: string): Lowered | null {
+  const key = createHash("sha256").update(file).update("\0").update(source).digest("hex");
+  const hit = lowered.get(key);
+  if (hit) {
+    lowered.delete(key);
+    lowered.set(key, hit);
+    return hit;
+  }
+  let entry: Lowered;
+  try {
+    entry = { module: lower(file, source), lines: source.split("\n"), bytes: source.length };
+  } catch {
+    // A file the lowering cannot read contributes nothing; the others are still analysed.
+    return null;
+  }
+  if (entry.bytes <= LOWERED_CACHE_SOURCE_BYTES / 4) {
+    lowered.set(key, entry);
+    loweredBytes += entry.bytes;
+    for (const [k, v] of lowered) {
+      if (loweredBytes <= LOWERED_CACHE_SOURCE_BYTES) break;
+      lowered.delete(k);
+      loweredBytes -= v.bytes;
+    }
+  }
+  return entry;
 }
 
 /**
