@@ -1,7 +1,7 @@
 // Real PostgreSQL, real git and the real analyzers; the job handler is called directly.
 import { bootstrap, cancelScan, createScan, deleteGroup, findOrCreateProject, getState, markRunning, storeScanResults, createGroup, updateFinding } from "@ax/db";
 import { createLogger } from "@ax/logger";
-import { createTestStack, makeGitRepo, waitFor, type TestStack } from "@ax/testkit";
+import { commitFiles, createTestStack, makeGitRepo, waitFor, type TestStack } from "@ax/testkit";
 import { processScan, PermanentScanError } from "./process-scan";
 
 let stack: TestStack;
@@ -109,5 +109,24 @@ describe("processScan", () => {
     const theirs = await scanned(other);
     for (const a of theirs.analyzers.filter((r) => r.status === "completed")) expect(a.cached_files).toBe(0);
     expect(theirs.findings.map(shape)).toEqual(first.findings.map(shape));
+  });
+
+  it("labels a new commit's findings as a scan without any cache does, reusing kept labels", async () => {
+    const db = stack.handle.db;
+    const repo = makeGitRepo({ "a/x.py": "import yaml\n\nyaml.load(open('x'))\n", "b/y.js": "eval(req.query.x);\n", "b/z.js": "exec(req.body.cmd);\n" });
+    const run = async (config = stack.config, tenant = stack.tenant) => {
+      const { scan } = await newScan(repo, undefined, tenant);
+      expect(await processScan({ ...deps(), config }, { scan_id: scan.id, organization_id: scan.organization_id }, once)).toBe("completed");
+      // Not the earlier scan's findings reported FIXED: they keep the labels they had.
+      return db.selectFrom("findings").select(["fingerprint", "ai_class", "ai_confidence", "ai_model"]).where("scan_id", "=", scan.id).where("baseline_state", "!=", "absent").orderBy("fingerprint").execute();
+    };
+    await run();
+    commitFiles(repo, { "b/y.js": "const q = req.query.x;\neval(q);\n" }, "change one file");
+    const cached = await run();
+    const other = await bootstrap(db, { orgName: "Fresh", email: "fresh@fresh.test", displayName: "F", identityProvider: "github", expiresInDays: 1 });
+    const uncached = await run({ ...stack.config, scan: { ...stack.config.scan, analysisCache: false } }, other);
+    expect(cached.length).toBeGreaterThan(0);
+    expect(cached.every((f) => f.ai_class !== null)).toBe(true);
+    expect(cached).toEqual(uncached);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Config } from "@ax/config";
 import type { JobData, NormalizedFinding } from "@ax/contracts";
 import { PgAnalysisCache, failScan, getScanForJob, getState, isPublicOrganization, markRunning, requeueScan, storeScanResults, updateProgress, type Db } from "@ax/db";
@@ -74,6 +74,14 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       .catch(() => undefined);
   }, CANCEL_POLL_MS);
 
+  // Wall time of each phase, logged with the completion (docs/performance.md reads them).
+  const phases: Record<string, number> = {};
+  let mark = performance.now();
+  const lap = (phase: string) => {
+    const now = performance.now();
+    phases[phase] = Math.round(now - mark);
+    mark = now;
+  };
   try {
     const result = await withWorkspace(config.worker.workspaceDir, async (dir) => {
       const checkout = `${dir}/src`;
@@ -93,6 +101,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         : null;
       const blobs = config.scan.analysisCache ? await listBlobs(checkout, { signal: abort.signal }) : undefined;
       const cache: AnalysisCache | undefined = config.scan.analysisCache ? new PgAnalysisCache(db, scan.organization_id) : undefined;
+      lap("clone_ms");
       await updateProgress(db, scan.id, { phase: "analyzing", progress: 30, commit: cloned.commit, branch: cloned.branch });
       log.info("analyzing", { commit: cloned.commit });
       let lastPct = 30;
@@ -118,19 +127,22 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         },
       });
       abort.signal.throwIfAborted();
+      lap("analyze_ms");
       if (changed) for (const f of analysis.findings) f.introduced = isIntroduced(changed, f.file, f.start_line, f.end_line);
       let aiLabels: Map<string, AiLabel> | undefined;
       if (config.ai.autoTriage) {
         try {
-          aiLabels = await labelsFor(checkout, cloned.commit, analysis.findings, deps.reviewModel ?? defaultReviewModel(), cache, abort.signal);
+          aiLabels = await labelsFor(checkout, analysis.findings, deps.reviewModel ?? defaultReviewModel(), cache && blobs ? { cache, blobs } : undefined, abort.signal);
         } catch (err) {
           if (abort.signal.aborted) throw err;
           // A label is advice: a scan never fails for want of one.
           log.warn("auto-triage failed; findings stored without AI labels", { error: err });
         }
       }
+      lap("triage_ms");
       return { ...analysis, aiLabels };
     });
+    lap("cleanup_ms");
 
     await updateProgress(db, scan.id, { phase: "storing", progress: 90, languages: result.languages });
     const stored = await storeScanResults(db, {
@@ -147,7 +159,8 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       log.info("scan stopped before its results were stored; discarded");
       return "discarded";
     }
-    log.info("scan completed", { counts: stored.counts });
+    lap("store_ms");
+    log.info("scan completed", { counts: stored.counts, phases_ms: phases });
     await emitScanEnded(deps, scan.id, scan.organization_id);
     return "completed";
   } catch (err) {
@@ -182,23 +195,70 @@ class StoppedError extends Error {
   }
 }
 
-const AI_LABELS = "ai-labels";
+const AI_LABEL = "ai-label";
 const modelDigests = new WeakMap<ReviewModel, string>();
 
 /**
- * The review model's labels for the findings. A label depends on the model and on the code
- * around the finding, which a commit fixes: labels of a commit are kept in the organization's
- * analysis cache (per model digest) and reused when every finding already has one.
+ * The review model's labels for the findings. A label depends on the model, the finding and
+ * the code of the finding's directory (its function, callers and callees are looked up
+ * there): each is kept in the organization's analysis cache under a digest of exactly that —
+ * model, finding, and the blob ids of every file in its directory — and only findings without
+ * one are labelled. Without the cache (or blob ids) every finding is labelled.
  */
-async function labelsFor(checkout: string, commit: string, findings: readonly NormalizedFinding[], model: ReviewModel, cache: AnalysisCache | undefined, signal: AbortSignal): Promise<Map<string, AiLabel>> {
+async function labelsFor(
+  checkout: string,
+  findings: readonly NormalizedFinding[],
+  model: ReviewModel,
+  kept: { cache: AnalysisCache; blobs: ReadonlyMap<string, string> } | undefined,
+  signal: AbortSignal,
+): Promise<Map<string, AiLabel>> {
+  if (!kept) return labelFindings(checkout, findings, model, signal);
   let digest = modelDigests.get(model);
   if (!digest) {
     digest = createHash("sha256").update(JSON.stringify(model.artifact)).digest("hex");
     modelDigests.set(model, digest);
   }
-  const kept = cache ? ((await cache.get(AI_LABELS, digest, [commit]).catch(() => undefined))?.get(commit)?.[0] as unknown as Record<string, AiLabel> | undefined) : undefined;
-  if (kept && findings.every((f) => Object.hasOwn(kept, f.fingerprint))) return new Map(findings.map((f) => [f.fingerprint, kept[f.fingerprint] as AiLabel]));
-  const labels = await labelFindings(checkout, findings, model, signal);
-  if (cache) await cache.put(AI_LABELS, digest, new Map([[commit, [Object.fromEntries(labels) as never]]])).catch(() => undefined);
-  return labels;
+  const byDir = new Map<string, [string, string][]>();
+  for (const [path, blob] of kept.blobs) {
+    const d = dirname(path);
+    const list = byDir.get(d) ?? [];
+    list.push([path, blob]);
+    byDir.set(d, list);
+  }
+  const dirDigests = new Map<string, string>();
+  const dirDigest = (d: string) => {
+    let v = dirDigests.get(d);
+    if (v === undefined) {
+      v = createHash("sha256").update(JSON.stringify((byDir.get(d) ?? []).sort((a, b) => (a[0] < b[0] ? -1 : 1)))).digest("hex");
+      dirDigests.set(d, v);
+    }
+    return v;
+  };
+  // The first finding of each fingerprint is the one labelled (as labelFindings does).
+  const first = new Map<string, { finding: NormalizedFinding; key: string | null }>();
+  for (const f of findings) {
+    if (first.has(f.fingerprint)) continue;
+    const key = kept.blobs.has(f.file) ? createHash("sha256").update(JSON.stringify([f.fingerprint, f.file, f.start_line, f.end_line, f.cwe_id, f.snippet, dirDigest(dirname(f.file))])).digest("hex") : null;
+    first.set(f.fingerprint, { finding: f, key });
+  }
+  const keys = [...first.values()].map((v) => v.key).filter((k): k is string => k !== null);
+  const hits = await kept.cache.get(AI_LABEL, digest, keys).catch(() => new Map<string, unknown[]>());
+  const labels = new Map<string, AiLabel>();
+  const missing: NormalizedFinding[] = [];
+  for (const [fp, { finding, key }] of first) {
+    const hit = key ? (hits.get(key)?.[0] as AiLabel | undefined) : undefined;
+    if (hit) labels.set(fp, hit);
+    else missing.push(finding);
+  }
+  if (missing.length === 0) return labels;
+  const fresh = await labelFindings(checkout, missing, model, signal);
+  const entries = new Map<string, AiLabel[]>();
+  for (const [fp, label] of fresh) {
+    labels.set(fp, label);
+    const key = first.get(fp)?.key;
+    if (key) entries.set(key, [label]);
+  }
+  await kept.cache.put(AI_LABEL, digest, entries as never).catch(() => undefined);
+  // In the findings' order, as labelFindings returns them.
+  return new Map(findings.filter((f) => labels.has(f.fingerprint)).map((f) => [f.fingerprint, labels.get(f.fingerprint) as AiLabel]));
 }
