@@ -103,6 +103,8 @@ describe("processScan", () => {
     expect(second.findings.map(shape)).toEqual(first.findings.map(shape));
     expect(second.findings.find((f) => f.fingerprint === triaged.fingerprint)?.status).toBe("FALSE POSITIVE");
     expect(second.row.counts).toEqual({ ...(first.row.counts as object), new: 0 });
+    // Taken without cloning: the commit and branch come from the remote's answer.
+    expect([second.row.commit_sha, second.row.branch]).toEqual([first.row.commit_sha, first.row.branch]);
 
     // Another organization scanning the same commit analyses it itself.
     const other = await bootstrap(db, { orgName: "Other", email: "other@other.test", displayName: "O", identityProvider: "github", expiresInDays: 1 });

@@ -2,13 +2,13 @@ import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 import type { Config } from "@ax/config";
 import type { JobData, NormalizedFinding } from "@ax/contracts";
-import { PgAnalysisCache, failScan, getScanForJob, getState, isPublicOrganization, markRunning, requeueScan, storeScanResults, updateProgress, type Db } from "@ax/db";
+import { PgAnalysisCache, failScan, getScanForJob, getState, isPublicOrganization, markRunning, requeueScan, storeScanResults, updateProgress, type Db, type Scan } from "@ax/db";
 import type { Logger } from "@ax/logger";
 import type { JobQueue } from "@ax/queue";
 import { defaultReviewModel, type ReviewModel } from "@ax/ai/review";
 import { labelFindings, type AiLabel } from "./auto-triage";
 import { emitWebhookEvent, scanEndedEvent } from "./webhooks/events";
-import { changedSince, cloneRepository, isIntroduced, listBlobs, runAnalyzers, ScanInputError, ScanTimeoutError, withWorkspace, type AnalysisCache, type Analyzer } from "@ax/scanner";
+import { changedSince, cloneRepository, defaultAnalyzers, isIntroduced, remoteCommit, reusableScanResult, listBlobs, runAnalyzers, ScanInputError, ScanTimeoutError, withWorkspace, type AnalysisCache, type Analyzer } from "@ax/scanner";
 
 export interface ScanDeps {
   db: Db;
@@ -83,7 +83,11 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
     mark = now;
   };
   try {
-    const result = await withWorkspace(config.worker.workspaceDir, async (dir) => {
+    // A commit this organization has analysed already (same analyzers and versions): its
+    // analysis and labels are taken as they are, without cloning.
+    const earlier = await earlierAnalysis(deps, scan, allowInsecure, abort.signal);
+    if (earlier) lap("reuse_ms");
+    const result = earlier ?? await withWorkspace(config.worker.workspaceDir, async (dir) => {
       const checkout = `${dir}/src`;
       log.info("cloning");
       const cloned = await cloneRepository({
@@ -132,7 +136,9 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       let aiLabels: Map<string, AiLabel> | undefined;
       if (config.ai.autoTriage) {
         try {
-          aiLabels = await labelsFor(checkout, analysis.findings, deps.reviewModel ?? defaultReviewModel(), cache && blobs ? { cache, blobs } : undefined, abort.signal);
+          const model = deps.reviewModel ?? defaultReviewModel();
+          aiLabels = await labelsFor(checkout, analysis.findings, model, cache && blobs ? { cache, blobs } : undefined, abort.signal);
+          if (cache) await keepCommitLabels(cache, model, cloned.commit, aiLabels);
         } catch (err) {
           if (abort.signal.aborted) throw err;
           // A label is advice: a scan never fails for want of one.
@@ -196,7 +202,52 @@ class StoppedError extends Error {
 }
 
 const AI_LABEL = "ai-label";
+const AI_COMMIT_LABELS = "ai-labels";
 const modelDigests = new WeakMap<ReviewModel, string>();
+
+function modelDigest(model: ReviewModel): string {
+  let digest = modelDigests.get(model);
+  if (!digest) {
+    digest = createHash("sha256").update(JSON.stringify(model.artifact)).digest("hex");
+    modelDigests.set(model, digest);
+  }
+  return digest;
+}
+
+/** The labels of a whole commit's findings, for a later scan of the same commit that does not clone. */
+async function keepCommitLabels(cache: AnalysisCache, model: ReviewModel, commit: string, labels: ReadonlyMap<string, AiLabel>): Promise<void> {
+  await cache.put(AI_COMMIT_LABELS, modelDigest(model), new Map([[commit, [Object.fromEntries(labels) as never]]])).catch(() => undefined);
+}
+
+/**
+ * The stored analysis of the commit the scan would clone, when the organization has one for
+ * these analyzers (and, with auto-triage, the model's labels of it); null otherwise, and for
+ * diff-aware scans, whose introduced lines need the clone.
+ */
+async function earlierAnalysis(deps: ScanDeps, scan: Scan, allowInsecure: boolean, signal: AbortSignal) {
+  const { config, db } = deps;
+  if (!config.scan.analysisCache || scan.baseline_commit) return null;
+  const remote = await remoteCommit({
+    gitUri: scan.git_uri,
+    ...(scan.requested_branch ? { branch: scan.requested_branch } : {}),
+    allowInsecure,
+    timeoutMs: config.scan.timeoutMs,
+    signal,
+  }).catch(() => null);
+  if (!remote) return null;
+  const cache = new PgAnalysisCache(db, scan.organization_id);
+  const analysis = await reusableScanResult(cache, deps.analyzers ?? defaultAnalyzers(), remote.commit);
+  if (!analysis) return null;
+  let aiLabels: Map<string, AiLabel> | undefined;
+  if (config.ai.autoTriage) {
+    const model = deps.reviewModel ?? defaultReviewModel();
+    const kept = (await cache.get(AI_COMMIT_LABELS, modelDigest(model), [remote.commit]).catch(() => undefined))?.get(remote.commit)?.[0] as unknown as Record<string, AiLabel> | undefined;
+    if (!kept || !analysis.findings.every((f) => Object.hasOwn(kept, f.fingerprint))) return null;
+    aiLabels = new Map(analysis.findings.map((f) => [f.fingerprint, kept[f.fingerprint] as AiLabel]));
+  }
+  await updateProgress(db, scan.id, { phase: "analyzing", progress: 30, commit: remote.commit, branch: remote.branch });
+  return { ...analysis, aiLabels };
+}
 
 /**
  * The review model's labels for the findings. A label depends on the model, the finding and
@@ -213,11 +264,7 @@ async function labelsFor(
   signal: AbortSignal,
 ): Promise<Map<string, AiLabel>> {
   if (!kept) return labelFindings(checkout, findings, model, signal);
-  let digest = modelDigests.get(model);
-  if (!digest) {
-    digest = createHash("sha256").update(JSON.stringify(model.artifact)).digest("hex");
-    modelDigests.set(model, digest);
-  }
+  const digest = modelDigest(model);
   const byDir = new Map<string, [string, string][]>();
   for (const [path, blob] of kept.blobs) {
     const d = dirname(path);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { cloneRepository, type CloneOptions } from "./clone";
+import { cloneRepository, remoteCommit, type CloneOptions } from "./clone";
 import { ScanInputError } from "./errors";
 import { commitFiles, git, makeRepo, removeDir, tempDir } from "./test-support/git-fixtures";
 
@@ -131,5 +131,18 @@ describe("cloneRepository input policy (no git process is started)", () => {
     const err = await cloneRepository(opts({ gitUri: "https://flaky.example.com/a/b", allowInsecure: false, resolveHost })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(ScanInputError);
+  });
+});
+
+describe("remoteCommit", () => {
+  it("answers what a clone would check out, without fetching, under the clone's URL policy", async () => {
+    await expect(remoteCommit(opts({}))).resolves.toEqual({ commit: source.head, branch: "main" });
+    await expect(remoteCommit(opts({ branch: "feature/login" }))).resolves.toEqual({ commit: featureHead, branch: "feature/login" });
+    await expect(remoteCommit(opts({ branch: "no-such-branch" }))).resolves.toBeNull();
+    // A file:// URL without the insecure opt-in is refused before any git process runs.
+    await expect(remoteCommit(opts({ allowInsecure: false }))).resolves.toBeNull();
+    // An internal host is refused as the clone refuses it.
+    const { resolveHost } = recordingResolver(["10.0.0.5"]);
+    await expect(remoteCommit(opts({ gitUri: "https://git.example.com/acme/app.git", allowInsecure: false, resolveHost }))).rejects.toBeInstanceOf(ScanInputError);
   });
 });

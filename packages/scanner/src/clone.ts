@@ -100,6 +100,38 @@ export async function cloneRepository(opts: CloneOptions): Promise<CloneResult> 
 }
 
 /**
+ * The commit the clone would check out (the branch's head, or the remote's default branch),
+ * asked with `git ls-remote` under the same URL policy, host check and hardening as the clone;
+ * nothing is fetched. Null when the remote cannot say (the clone then reports why).
+ */
+export async function remoteCommit(opts: Omit<CloneOptions, "dest" | "maxRepoBytes">): Promise<CloneResult | null> {
+  throwIfAborted(opts.signal);
+  const checked = checkGitUri(opts.gitUri, { allowInsecure: opts.allowInsecure });
+  if (!checked.ok) return null;
+  if (opts.branch !== undefined && !BranchName.safeParse(opts.branch).success) return null;
+  if (!opts.allowInsecure && checked.host) await assertPublicHost(checked.host, opts.resolveHost ?? resolveWithSystem);
+  const home = await mkdtemp(join(tmpdir(), "ax-git-home-"));
+  const limits = new CloneLimits(Math.min(opts.timeoutMs, 60_000), opts.signal);
+  try {
+    const git = hardenedGit(home, home, { ...opts, dest: home, maxRepoBytes: 0 }, limits.signal);
+    const ref = opts.branch !== undefined ? `refs/heads/${opts.branch}` : "HEAD";
+    const out = await git.raw(["ls-remote", ...(opts.branch === undefined ? ["--symref"] : []), "--", checked.url, ref]);
+    let branch = opts.branch ?? null;
+    let commit: string | null = null;
+    for (const line of out.split("\n")) {
+      const symref = /^ref: refs\/heads\/(\S+)\tHEAD$/.exec(line);
+      if (symref) branch ??= symref[1] ?? null;
+      const head = /^([0-9a-f]{40}(?:[0-9a-f]{24})?)\t(\S+)$/.exec(line);
+      if (head && head[2] === ref) commit = head[1] ?? null;
+    }
+    return commit && branch ? { commit, branch } : null;
+  } finally {
+    limits.dispose();
+    await rm(home, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/**
  * simple-git with the hardening applied. `cwd` is the throwaway home for the clone (empty, so
  * no enclosing repository can lend its config) and the checkout for rev-parse.
  */

@@ -1,4 +1,5 @@
-export { cloneRepository, type CloneOptions, type CloneResult } from "./clone";
+export { cloneRepository, remoteCommit, type CloneOptions, type CloneResult } from "./clone";
+export { reusableScanResult } from "./result-reuse";
 export { withWorkspace, sweepStaleWorkspaces, removeTree, type WorkspaceOptions } from "./workspace";
 export { detectLanguages, languageOfShebang } from "./languages";
 export { fingerprintFindings, matchedCode, normalizeCode } from "./fingerprint";

@@ -81,3 +81,9 @@ export async function storeScanResult(cache: AnalysisCache, version: string, com
   if (!result.analyzers.every((a) => a.status === "completed" || a.status === "skipped")) return;
   await cache.put(SCAN_RESULT, version, new Map([[commit, [result as unknown as never]]])).catch(() => undefined);
 }
+
+/** The stored analysis of `commit` by these analyzers, if the organization's cache has one. */
+export async function reusableScanResult(cache: AnalysisCache, analyzers: readonly Analyzer[], commit: string): Promise<StoredScanResult | null> {
+  const version = await scanResultVersion(analyzers);
+  return version ? loadScanResult(cache, version, commit) : null;
+}
