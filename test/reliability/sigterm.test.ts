@@ -4,7 +4,7 @@
 // minute, longer than the worker's shutdown deadline.
 import fs from "node:fs";
 import { SCAN_QUEUE } from "@ax/contracts";
-import { makeGitRepo, waitFor } from "@ax/testkit";
+import { commitFiles, makeGitRepo, waitFor } from "@ax/testkit";
 import { createApiHarness, type ApiHarness } from "../../apps/api/src/test-support";
 import { expectSameAsReference, installStateAudit, scanOutcome, waitForEnd } from "./support/audit";
 import { Fleet, submitScan } from "./support/fleet";
@@ -58,6 +58,9 @@ it(`SIGTERM while an analyzer runs: the worker exits by its deadline, leaves no 
   while (tally.more) {
     await tally.run(async () => {
       tools.setSlowMs(LONG_MS);
+      // A new commit each time: a scan of a commit already analysed reuses that analysis
+      // (result-reuse.ts) and would never start the analyzer this fault needs.
+      commitFiles(repo, { "round.txt": `${Date.now()}\n` }, "another round");
       const id = await submit();
       // The probe tool's child sleeping its minute under the holder's marker: mid-analysis.
       const victim = await waitFor(

@@ -8,7 +8,7 @@ import { authenticate, createToken, generateToken, isWellFormedToken, revokeToke
 import { bootstrap } from "./bootstrap";
 import { createGroup, deleteGroup } from "./orgs";
 import { createScan, findOrCreateProject, markRunning } from "./scans";
-import { listFindings, storeScanResults } from "./findings";
+import { findingHistory, getFinding, listFindings, storeScanResults, updateFinding } from "./findings";
 
 describe.each(["postgres", "pglite"] as const)("database on %s", (kind) => {
   let database: TestDatabase | undefined;
@@ -89,6 +89,40 @@ describe.each(["postgres", "pglite"] as const)("database on %s", (kind) => {
     expect((await find("confirmed")).map((f) => [f.fingerprint, f.dataflow])).toEqual([["1", dataflow]]);
     expect((await find("none")).map((f) => [f.fingerprint, f.dataflow])).toEqual([["2", null]]);
     expect(await find("unconfirmed")).toEqual([]);
+  });
+
+  it("keeps a finding and its history in step under concurrent triage; If-Match lets exactly one writer win", async () => {
+    const t = await bootstrap(handle.db, { orgName: "Race", email: `r-${kind}@x.test`, displayName: "R", identityProvider: "local", expiresInDays: 1 });
+    const project = await findOrCreateProject(handle.db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: "file:///race", name: "race" });
+    const { scan } = await createScan(handle.db, { organizationId: t.organization_id, groupId: t.group_id, projectId: project.id, createdBy: t.user_id, gitUri: "file:///race", branch: null, idempotencyKey: null, requestHash: null });
+    await markRunning(handle.db, scan.id);
+    const base = { analyzer: "ast-grep", rule_id: "r", title: "t", message: "m", cwe_id: null, cwe_name: null, owasp: null, file: "a.py", start_line: 1, end_line: 1, start_column: 1, end_column: 2, snippet: "x", severity: "HIGH" as const, confidence: "HIGH" as const, likelihood: null, impact: null, remediation: null, raw: null };
+    await storeScanResults(handle.db, { scanId: scan.id, projectId: project.id, organizationId: t.organization_id, findings: [{ ...base, fingerprint: "race" }], analyzers: [], languages: ["python"] });
+    const [seeded] = await listFindings(handle.db, { organizationId: t.organization_id, scanId: scan.id, filters: {}, limit: 1 });
+    const ids = { organizationId: t.organization_id, scanId: scan.id, findingId: seeded!.id, userId: t.user_id };
+
+    // 16 writers at once, each changing the reason to a value of its own: every one applies.
+    const outcomes = await Promise.all(Array.from({ length: 16 }, (_, i) => updateFinding(handle.db, { ...ids, patch: { reason: `r${i}` } })));
+    expect(outcomes.every((o) => o.kind === "updated")).toBe(true);
+    const after = await getFinding(handle.db, t.organization_id, scan.id, seeded!.id);
+    expect(after?.version).toBe(seeded!.version + 16);
+    const history = await findingHistory(handle.db, t.organization_id, seeded!.id);
+    expect(history.map((h) => h.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 16 }, (_, i) => seeded!.version + 1 + i));
+    // Each row's "from" is the previous row's "to": no write was lost or recorded twice.
+    const chain = [...history].sort((a, b) => a.version - b.version).map((h) => (h.changes as { reason: { from: string | null; to: string } }).reason);
+    for (let i = 1; i < chain.length; i++) expect(chain[i]!.from).toBe(chain[i - 1]!.to);
+    expect(chain.at(-1)!.to).toBe(after?.reason);
+
+    // With the version they read (If-Match), concurrent writers conflict: one wins.
+    const racing = await Promise.all(["FALSE POSITIVE", "TRUE POSITIVE", "FALSE POSITIVE"].map((status, i) => updateFinding(handle.db, { ...ids, patch: { status: status as "FALSE POSITIVE", reason: `m${i}` }, expectedVersion: after!.version })));
+    expect(racing.filter((o) => o.kind === "updated")).toHaveLength(1);
+    expect(racing.filter((o) => o.kind === "conflict")).toEqual([
+      { kind: "conflict", version: after!.version + 1 },
+      { kind: "conflict", version: after!.version + 1 },
+    ]);
+    // Another organization cannot touch it.
+    const other = await bootstrap(handle.db, { orgName: "Else", email: `e-${kind}@x.test`, displayName: "E", identityProvider: "local", expiresInDays: 1 });
+    expect(await updateFinding(handle.db, { ...ids, organizationId: other.organization_id, userId: other.user_id, patch: { reason: "x" } })).toEqual({ kind: "not_found" });
   });
 });
 
