@@ -107,6 +107,8 @@ export async function benchApi(opts: { seconds: number; rounds: number; only?: s
         opts: { method: "POST", headers, body: JSON.stringify({ git_uri: "file:///tmp/ax-bench-perf-not-cloned/repo.git" }) },
       },
       { name: "GET /api/v2/health", method: "GET", path: "/api/v2/health", opts: {} },
+      // Authentication and nothing else: the floor under every authenticated endpoint.
+      { name: "GET /api/v2/profile (token check only)", method: "GET", path: "/api/v2/profile", opts: { headers } },
     ];
 
     // --only <text>: just the endpoints whose name contains it (for profiling; writes no doc).
