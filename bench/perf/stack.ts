@@ -11,9 +11,8 @@ import { createServer } from "node:net";
 import { cpus, freemem, loadavg, totalmem } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Redis } from "ioredis";
 import { bootstrap, migrate, openDatabase, type BootstrapResult, type DbHandle } from "@ax/db";
-import { createTestDatabase } from "@ax/testkit";
+import { createTestDatabase, dropQueueKeys } from "@ax/testkit";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** PostgreSQL: TEST_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres), as for the tests. */
@@ -156,7 +155,7 @@ export async function createBenchStack(): Promise<BenchStack> {
     async close() {
       await handle.close().catch(() => undefined);
       await database.drop();
-      await deleteRedisPrefix(prefix);
+      await dropQueueKeys(REDIS_URL, prefix);
     },
   };
 }
@@ -164,22 +163,6 @@ export async function createBenchStack(): Promise<BenchStack> {
 export function newTenant(handle: DbHandle): Promise<BootstrapResult> {
   const tag = randomBytes(3).toString("hex");
   return bootstrap(handle.db, { orgName: `Bench-${tag}`, email: `bench-${tag}@bench.test`, displayName: "Bench", identityProvider: "github", expiresInDays: 1 });
-}
-
-export async function deleteRedisPrefix(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
-  await redis.connect();
-  try {
-    let cursor = "0";
-    const pattern = `${prefix.replace(/[{}[\]*?]/g, (c) => `\\${c}`)}*`;
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== "0");
-  } finally {
-    redis.disconnect();
-  }
 }
 
 /** Starts the API process against the stack; resolves when /api/v2/health answers. */

@@ -65,10 +65,9 @@ export async function createApiHarness(opts: { env?: Record<string, string>; wor
     },
     async close() {
       for (const w of workers) await w.close(5_000);
-      for (const name of ["scans", "webhooks", "maintenance"]) await queue.queue(name).obliterate({ force: true }).catch(() => undefined);
       await queue.close();
       redis.disconnect();
-      await stack.close();
+      await stack.close(); // deletes every key under the suite's queue prefix
     },
   };
   if (opts.worker) await harness.startWorker();

@@ -80,7 +80,6 @@ it("re-runs a scan whose worker was killed mid-scan; it ends exactly once with n
   const started = Date.now();
   expect(await exited(second)).toBe(0);
   expect(Date.now() - started).toBeLessThan(10_000);
-  await queue.queue("scans").obliterate({ force: true });
   await queue.close();
   redis.disconnect();
 }, 150_000);

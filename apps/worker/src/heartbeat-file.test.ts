@@ -1,12 +1,14 @@
 // The worker's heartbeat file and the container health check that reads it, on a real
-// PostgreSQL database (the probe the worker's main uses pings it).
+// PostgreSQL database and, for the worker's own probe, a real worker on the real Redis.
 import { spawnSync } from "node:child_process";
 import { statSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { openDatabase, pingDb, type DbHandle } from "@ax/db";
-import { createTestDatabase, tmpDir, type TestDatabase } from "@ax/testkit";
+import { createLogger } from "@ax/logger";
+import { createTestDatabase, createTestStack, tmpDir, type TestDatabase } from "@ax/testkit";
 import { heartbeatPath, startHeartbeatFile } from "./heartbeat-file";
+import { startWorker } from "./worker";
 
 const HEALTHCHECK = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../bin/healthcheck.js");
 let database: TestDatabase;
@@ -82,5 +84,22 @@ it("counts a probe that never answers as failed", async () => {
     expect(healthcheck(workspace).code).toBe(1);
   } finally {
     hb.stop();
+  }
+});
+
+it("beats on a running worker's own probe, and stops once the worker is closed", async () => {
+  const stack = await createTestStack();
+  const worker = await startWorker({ config: stack.config, db: stack.handle.db, logger: createLogger({ level: "error", format: "json", silent: true }) });
+  const workspace = tmpDir();
+  const hb = startHeartbeatFile(heartbeatPath(workspace), 60_000, () => worker.probe());
+  try {
+    expect(await hb.beat()).toBe(true);
+    await worker.close(5_000);
+    await expect(worker.probe()).rejects.toThrow(/not running/);
+    expect(await hb.beat()).toBe(false);
+  } finally {
+    hb.stop();
+    await worker.close();
+    await stack.close();
   }
 });

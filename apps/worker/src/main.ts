@@ -1,7 +1,6 @@
 import { ConfigError, loadConfig } from "@ax/config";
-import { migrate, openDatabase, pingDb } from "@ax/db";
+import { migrate, openDatabase } from "@ax/db";
 import { child, createLogger } from "@ax/logger";
-import { producerConnection } from "@ax/queue";
 import { heartbeatPath, startHeartbeatFile } from "./heartbeat-file";
 import { onShutdown } from "./shutdown";
 import { startWorker } from "./worker";
@@ -19,15 +18,9 @@ async function main() {
   await migrate(handle);
   const worker = await startWorker({ config, db: handle.db, logger });
   // For container health checks (bin/healthcheck.js): refreshed while the worker can work.
-  // Queues the first ping until connected; the heartbeat's own timeout bounds the wait.
-  const probe = producerConnection(config.redis.url, { enableOfflineQueue: true });
-  const heartbeat = startHeartbeatFile(heartbeatPath(config.worker.workspaceDir), 15_000, async () => {
-    if (!worker.worker.isRunning()) throw new Error("consumer stopped");
-    await Promise.all([pingDb(handle.db), probe.ping()]);
-  });
+  const heartbeat = startHeartbeatFile(heartbeatPath(config.worker.workspaceDir), 15_000, () => worker.probe());
   onShutdown(log, config.shutdownTimeoutMs, async () => {
     heartbeat.stop();
-    probe.disconnect();
     await worker.close(config.shutdownTimeoutMs - 2_000);
     // A scan force-closed above may still hold a connection: don't let the pool's drain
     // outlast the deadline (PostgreSQL ends the sessions when the process exits).

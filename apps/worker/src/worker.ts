@@ -2,7 +2,7 @@ import os from "node:os";
 import { Worker, type Job } from "bullmq";
 import type { Config } from "@ax/config";
 import { JobCatalog, MAINTENANCE_QUEUE, SCAN_QUEUE, WEBHOOK_QUEUE, type JobName, type WorkerActiveJob } from "@ax/contracts";
-import { failScan, pruneAnalysisCache, type Db } from "@ax/db";
+import { failScan, pingDb, pruneAnalysisCache, type Db } from "@ax/db";
 import { child, type Logger } from "@ax/logger";
 import { JobQueue, WorkerRegistry, startHeartbeat, workerConnection } from "@ax/queue";
 import { defaultAnalyzers, sweepStaleWorkspaces, type ResolveHost } from "@ax/scanner";
@@ -26,6 +26,8 @@ export interface RunningWorker {
   /** Stops taking jobs, lets running ones finish or hands them back, closes connections. */
   close(deadlineMs?: number): Promise<void>;
   reconcileNow(): Promise<number>;
+  /** Resolves when the scan consumer runs and PostgreSQL and Redis answer (the health check's probe). */
+  probe(): Promise<void>;
 }
 
 /**
@@ -175,6 +177,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     id,
     worker,
     reconcileNow,
+    async probe() {
+      if (!worker.isRunning()) throw new Error("the scan consumer is not running");
+      await Promise.all([pingDb(deps.db), producer.ping()]);
+    },
     close(deadlineMs = config.shutdownTimeoutMs) {
       // Idempotent: a second close (a test's, then its harness's) waits for the first.
       closing ??= shutDown(deadlineMs);

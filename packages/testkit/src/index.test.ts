@@ -26,6 +26,18 @@ describe("createTestStack().close()", () => {
     }
   });
 
+  it("serves the benchmarks' prefixes too", async () => {
+    const redis = new Redis(TEST_REDIS_URL);
+    const prefix = `{axbench-testkit-${process.pid}}`;
+    try {
+      await redis.set(`${prefix}:scans:1`, "x", "EX", 60);
+      expect(await dropQueueKeys(TEST_REDIS_URL, prefix)).toBe(1);
+      expect(await redis.exists(`${prefix}:scans:1`)).toBe(0);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it("refuses to delete keys outside a test prefix", async () => {
     await expect(dropQueueKeys(TEST_REDIS_URL, "{ax}")).rejects.toThrow(/outside a test prefix/);
   });

@@ -92,18 +92,21 @@ export async function createTestStack(overrides: Record<string, string> = {}): P
 }
 
 /**
- * Deletes every Redis key under a suite's queue prefix — all its queues (scans, webhooks,
- * maintenance), their job data and schedulers — so no suite leaves keys behind.
+ * Deletes every Redis key under a suite's (or a benchmark's) queue prefix — all its queues
+ * (scans, webhooks, maintenance), their job data and schedulers, the worker registry — so
+ * nothing is left behind. Only throwaway prefixes (`{axtest-…}`, `{axbench-…}`) are accepted.
  */
 export async function dropQueueKeys(redisUrl: string, prefix: string): Promise<number> {
-  if (!prefix.startsWith("{axtest-")) throw new Error(`refusing to delete keys outside a test prefix: ${prefix}`);
+  if (!/^\{ax(test|bench)-/.test(prefix)) throw new Error(`refusing to delete keys outside a test prefix: ${prefix}`);
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  // SCAN's MATCH is a glob: the prefix's own characters are matched literally.
+  const pattern = `${prefix.replace(/[{}[\]*?\\]/g, (c) => `\\${c}`)}:*`;
   let deleted = 0;
   try {
     await redis.connect();
     let cursor = "0";
     do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 500);
+      const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
       cursor = next;
       if (keys.length > 0) deleted += await redis.unlink(...keys);
     } while (cursor !== "0");
