@@ -3,9 +3,14 @@
  * confidence and model version, from the same input the model was trained on (reviewCode:
  * the enclosing function with its callers and callees from the same directory). The label
  * goes to its own columns; a reviewer's status is never touched. Offline, in process.
+ * Labels are kept in the organization's analysis cache (per finding, and per commit for a
+ * rescan that does not clone), so that unchanged findings are not labelled again.
  */
+import { createHash } from "node:crypto";
+import { dirname } from "node:path";
 import type { NormalizedFinding } from "@ax/contracts";
 import { RelatedIndex, fsSourceReader, reviewCode, type ReviewModel } from "@ax/ai/review";
+import type { AnalysisCache } from "@ax/scanner";
 
 export type AiLabel = { class: string; confidence: number; model: string };
 
@@ -21,4 +26,90 @@ export async function labelFindings(checkout: string, findings: readonly Normali
     labels.set(f.fingerprint, { class: verdict.class, confidence: verdict.confidence, model: verdict.model });
   }
   return labels;
+}
+
+const AI_LABEL = "ai-label";
+const AI_COMMIT_LABELS = "ai-labels";
+const modelDigests = new WeakMap<ReviewModel, string>();
+
+function modelDigest(model: ReviewModel): string {
+  let digest = modelDigests.get(model);
+  if (!digest) {
+    digest = createHash("sha256").update(JSON.stringify(model.artifact)).digest("hex");
+    modelDigests.set(model, digest);
+  }
+  return digest;
+}
+
+/** The labels of a whole commit's findings, for a later scan of the same commit that does not clone. */
+export async function keepCommitLabels(cache: AnalysisCache, model: ReviewModel, commit: string, labels: ReadonlyMap<string, AiLabel>): Promise<void> {
+  await cache.put(AI_COMMIT_LABELS, modelDigest(model), new Map([[commit, [Object.fromEntries(labels) as never]]])).catch(() => undefined);
+}
+
+/** The kept labels of a whole commit's findings, or undefined unless every finding has one. */
+export async function keptCommitLabels(cache: AnalysisCache, model: ReviewModel, commit: string, findings: readonly NormalizedFinding[]): Promise<Map<string, AiLabel> | undefined> {
+  const kept = (await cache.get(AI_COMMIT_LABELS, modelDigest(model), [commit]).catch(() => undefined))?.get(commit)?.[0] as unknown as Record<string, AiLabel> | undefined;
+  if (!kept || !findings.every((f) => Object.hasOwn(kept, f.fingerprint))) return undefined;
+  return new Map(findings.map((f) => [f.fingerprint, kept[f.fingerprint] as AiLabel]));
+}
+
+/**
+ * The review model's labels for the findings. A label depends on the model, the finding and
+ * the code of the finding's directory (its function, callers and callees are looked up
+ * there): each is kept in the organization's analysis cache under a digest of exactly that —
+ * model, finding, and the blob ids of every file in its directory — and only findings without
+ * one are labelled. Without the cache (or blob ids) every finding is labelled.
+ */
+export async function labelsFor(
+  checkout: string,
+  findings: readonly NormalizedFinding[],
+  model: ReviewModel,
+  kept: { cache: AnalysisCache; blobs: ReadonlyMap<string, string> } | undefined,
+  signal: AbortSignal,
+): Promise<Map<string, AiLabel>> {
+  if (!kept) return labelFindings(checkout, findings, model, signal);
+  const digest = modelDigest(model);
+  const byDir = new Map<string, [string, string][]>();
+  for (const [path, blob] of kept.blobs) {
+    const d = dirname(path);
+    const list = byDir.get(d) ?? [];
+    list.push([path, blob]);
+    byDir.set(d, list);
+  }
+  const dirDigests = new Map<string, string>();
+  const dirDigest = (d: string) => {
+    let v = dirDigests.get(d);
+    if (v === undefined) {
+      v = createHash("sha256").update(JSON.stringify((byDir.get(d) ?? []).sort((a, b) => (a[0] < b[0] ? -1 : 1)))).digest("hex");
+      dirDigests.set(d, v);
+    }
+    return v;
+  };
+  // The first finding of each fingerprint is the one labelled (as labelFindings does).
+  const first = new Map<string, { finding: NormalizedFinding; key: string | null }>();
+  for (const f of findings) {
+    if (first.has(f.fingerprint)) continue;
+    const key = kept.blobs.has(f.file) ? createHash("sha256").update(JSON.stringify([f.fingerprint, f.file, f.start_line, f.end_line, f.cwe_id, f.snippet, dirDigest(dirname(f.file))])).digest("hex") : null;
+    first.set(f.fingerprint, { finding: f, key });
+  }
+  const keys = [...first.values()].map((v) => v.key).filter((k): k is string => k !== null);
+  const hits = await kept.cache.get(AI_LABEL, digest, keys).catch(() => new Map<string, unknown[]>());
+  const labels = new Map<string, AiLabel>();
+  const missing: NormalizedFinding[] = [];
+  for (const [fp, { finding, key }] of first) {
+    const hit = key ? (hits.get(key)?.[0] as AiLabel | undefined) : undefined;
+    if (hit) labels.set(fp, hit);
+    else missing.push(finding);
+  }
+  if (missing.length === 0) return labels;
+  const fresh = await labelFindings(checkout, missing, model, signal);
+  const entries = new Map<string, AiLabel[]>();
+  for (const [fp, label] of fresh) {
+    labels.set(fp, label);
+    const key = first.get(fp)?.key;
+    if (key) entries.set(key, [label]);
+  }
+  await kept.cache.put(AI_LABEL, digest, entries as never).catch(() => undefined);
+  // In the findings' order, as labelFindings returns them.
+  return new Map(findings.filter((f) => labels.has(f.fingerprint)).map((f) => [f.fingerprint, labels.get(f.fingerprint) as AiLabel]));
 }
