@@ -305,73 +305,14 @@ export function getFinding(db: Db, organizationId: string, scanId: string, findi
 
 export type UpdateOutcome = { kind: "updated"; finding: Finding; changed: string[] } | { kind: "not_found" } | { kind: "conflict"; version: number };
 
-type UpdateInput = { organizationId: string; scanId: string; findingId: string; patch: FindingUpdateBody; userId: string; expectedVersion?: number | undefined };
-
-/** What a patch changes on a finding: the history's from/to pairs and the columns to set. */
-function diffPatch(current: Finding, patch: FindingUpdateBody) {
-  const changes: Record<string, { from: string | null; to: string | null }> = {};
-  const set: Partial<Record<TriageField, string>> = {};
-  for (const field of TRIAGE_FIELDS) {
-    const value = patch[field];
-    if (value === undefined || current[field] === value) continue;
-    changes[field] = { from: current[field], to: value };
-    set[field] = value;
-  }
-  const changed = Object.keys(changes);
-  return { changes, changed, row: { ...set, triaged_fields: [...new Set([...current.triaged_fields, ...changed])], version: current.version + 1, updated_at: sql<Date>`now()` } };
-}
-
-function historyRow(input: UpdateInput, findingId: string, changes: Record<string, unknown>, version: number) {
-  return { id: newId(), finding_id: findingId, organization_id: input.organizationId, changed_by: input.userId, source: "review" as const, carried_from: null, changes: JSON.stringify(changes), version };
-}
-
 /**
  * Applies the fields present in the patch, and only those, recording what changed in the
  * finding's history. With expectedVersion, a finding changed meanwhile is a conflict.
- *
- * Fast path, two round trips (issue 8: a PUT is bound by PostgreSQL round trips): read the
- * finding, then one statement that updates it only if its version is still the one read and
- * inserts the history row beside it — one statement is atomic, so the finding and its
- * history never disagree. When another writer got in between, the update matches nothing
- * and the patch is applied again in a transaction that locks the row, as before.
  */
-export async function updateFinding(db: Db, input: UpdateInput): Promise<UpdateOutcome> {
-  const current = await getFinding(db, input.organizationId, input.scanId, input.findingId);
-  if (!current) return { kind: "not_found" };
-  if (input.expectedVersion !== undefined && input.expectedVersion !== current.version) return { kind: "conflict", version: current.version };
-  const { changes, changed, row } = diffPatch(current, input.patch);
-  if (changed.length === 0) return { kind: "updated", finding: current, changed };
-  const history = historyRow(input, current.id, changes, row.version);
-  const finding = await db
-    .with("updated", (q) => q.updateTable("findings").set(row).where("id", "=", current.id).where("organization_id", "=", input.organizationId).where("version", "=", current.version).returningAll())
-    .with("history", (q) =>
-      q
-        .insertInto("finding_history")
-        .columns(["id", "finding_id", "organization_id", "changed_by", "source", "carried_from", "changes", "version"])
-        .expression((e) =>
-          e
-            .selectFrom("updated")
-            .select([
-              sql<string>`${history.id}::text`.as("id"),
-              "updated.id as finding_id",
-              "updated.organization_id",
-              sql<string>`${history.changed_by}::text`.as("changed_by"),
-              sql<string>`${history.source}::text`.as("source"),
-              sql<null>`null::text`.as("carried_from"),
-              sql<string>`${history.changes}::jsonb`.as("changes"),
-              "updated.version",
-            ]),
-        ),
-    )
-    .selectFrom("updated")
-    .selectAll()
-    .executeTakeFirst();
-  if (finding) return { kind: "updated", finding, changed };
-  return updateFindingLocked(db, input);
-}
-
-/** The contended path: the row is locked for the read, so this write cannot lose a race. */
-function updateFindingLocked(db: Db, input: UpdateInput): Promise<UpdateOutcome> {
+export async function updateFinding(
+  db: Db,
+  input: { organizationId: string; scanId: string; findingId: string; patch: FindingUpdateBody; userId: string; expectedVersion?: number | undefined },
+): Promise<UpdateOutcome> {
   return db.transaction().execute(async (trx) => {
     const current = await trx
       .selectFrom("findings")
@@ -383,10 +324,45 @@ function updateFindingLocked(db: Db, input: UpdateInput): Promise<UpdateOutcome>
       .executeTakeFirst();
     if (!current) return { kind: "not_found" };
     if (input.expectedVersion !== undefined && input.expectedVersion !== current.version) return { kind: "conflict", version: current.version };
-    const { changes, changed, row } = diffPatch(current, input.patch);
+
+    const changes: Record<string, { from: string | null; to: string | null }> = {};
+    const set: Partial<Record<TriageField, string>> = {};
+    for (const field of TRIAGE_FIELDS) {
+      const value = input.patch[field];
+      if (value === undefined) continue;
+      if (current[field] !== value) {
+        changes[field] = { from: current[field], to: value };
+        set[field] = value;
+      }
+    }
+    const changed = Object.keys(changes);
     if (changed.length === 0) return { kind: "updated", finding: current, changed };
-    const finding = await trx.updateTable("findings").set(row).where("id", "=", current.id).returningAll().executeTakeFirstOrThrow();
-    await trx.insertInto("finding_history").values(historyRow(input, current.id, changes, row.version)).execute();
+
+    const version = current.version + 1;
+    const finding = await trx
+      .updateTable("findings")
+      .set({
+        ...set,
+        triaged_fields: [...new Set([...current.triaged_fields, ...changed])],
+        version,
+        updated_at: sql`now()`,
+      })
+      .where("id", "=", current.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto("finding_history")
+      .values({
+        id: newId(),
+        finding_id: current.id,
+        organization_id: input.organizationId,
+        changed_by: input.userId,
+        source: "review",
+        carried_from: null,
+        changes: JSON.stringify(changes),
+        version,
+      })
+      .execute();
     return { kind: "updated", finding, changed };
   });
 }
