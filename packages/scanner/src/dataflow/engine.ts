@@ -3,13 +3,18 @@
  * function in rounds, each round using the previous round's summaries and field stores,
  * until nothing changes (or a round limit). Findings come from the last round: a source
  * fact reaching a sink, with its trace.
+ *
+ * After the first round only the functions whose inputs changed are interpreted again: a
+ * function's summary, hits and calls depend on nothing but the summaries it looked up (the
+ * field store is only written, and writing the same facts again changes nothing), so one
+ * whose looked-up summaries are all as they were would give what it gave last time.
  */
 import type { Level, NormalizedFinding } from "@ax/contracts";
 import { buildFinding } from "../analyzers/finding";
 import type { Taxonomy } from "../analyzers/taxonomy";
 import { FunctionInterpreter, type Hit, type Shared, type Summary } from "./interp";
 import type { ModuleIR } from "./ir";
-import { Program } from "./program";
+import { Program, type FnRef } from "./program";
 import type { LanguageSpec } from "./spec";
 import { originKey, type Fact } from "./values";
 
@@ -22,42 +27,51 @@ export interface EngineOptions {
   taxonomy: Taxonomy;
   /** Checked between functions: stop when it fires (time limit, cancellation). */
   signal?: AbortSignal;
+  /** Interpret every function in every round: the reference the worklist is tested against. */
+  everyRound?: boolean;
+}
+
+/** What one interpretation of a function gave, and what it read to give it. */
+interface Interpretation {
+  summary: Summary;
+  /** Its hits, kept as the round's collection keeps them: per key, the first shortest. */
+  hits: Map<string, Hit>;
+  called: Set<string>;
+  /** Keys of the summaries it looked up (present or not). */
+  reads: Set<string>;
 }
 
 export function analyzeModules(modules: readonly ModuleIR[], opts: EngineOptions): NormalizedFinding[] {
   const program = new Program(modules);
-  let summaries = new Map<string, Summary>();
   const fields = new Map<string, Fact[]>();
-  let hits = new Map<string, Hit>();
-  let called = new Set<string>();
+  const latest: Interpretation[] = [];
+  let summaries = new Map<string, Summary>();
+  // Keys whose summary changed in the last round; null (the first round, or `everyRound`):
+  // every function is interpreted.
+  let changedKeys: Set<string> | null = null;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const next = new Map<string, Summary>();
-    const roundHits = new Map<string, Hit>();
     const changed = { fields: false };
-    const roundCalled = new Set<string>();
-    const shared: Shared = {
-      called: roundCalled,
-      program,
-      specs: opts.specs,
-      summaries,
-      fields,
-      lines: opts.lines,
-      changed,
-      onHit: (hit) => {
-        const key = `${hit.file}:${hit.loc.line}:${hit.loc.column}:${hit.rule.id}:${originKey(hit.fact.origin)}`;
-        const old = roundHits.get(key);
-        if (!old || hit.steps.length < old.steps.length) roundHits.set(key, hit);
-      },
-    };
-    for (const ref of program.all) {
-      if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : new Error("dataflow analysis aborted");
-      next.set(ref.key, new FunctionInterpreter(shared, ref).run());
+    const next = new Map<string, Summary>();
+    for (const [i, ref] of program.all.entries()) {
+      const last = latest[i];
+      if (!last || !changedKeys || readsAny(last.reads, changedKeys)) {
+        if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : new Error("dataflow analysis aborted");
+        latest[i] = interpret(ref, { program, specs: opts.specs, lines: opts.lines, fields, changed }, summaries);
+      }
+      next.set(ref.key, latest[i]!.summary);
     }
     const stable = !changed.fields && sameSummaries(summaries, next);
+    if (!opts.everyRound) changedKeys = changedSummaries(summaries, next);
     summaries = next;
-    hits = roundHits;
-    called = roundCalled;
     if (stable) break;
+  }
+  // The last round's hits: each function's from its latest interpretation, in the order a
+  // full round would have reported them.
+  const hits = new Map<string, Hit>();
+  const called = new Set<string>();
+  for (const run of latest) {
+    for (const [key, hit] of run.hits) keepShortest(hits, key, hit);
+    for (const key of run.called) called.add(key);
   }
   // An entry point (nothing calls it) that reads a field into a sink: what any code stored in
   // that field reaches it.
@@ -68,11 +82,78 @@ export function analyzeModules(modules: readonly ModuleIR[], opts: EngineOptions
       for (const fact of fields.get(sink.param) ?? []) {
         if (fact.clean.has(sink.rule.cwe)) continue;
         const hit: Hit = { fact, rule: sink.rule, file: sink.file, loc: sink.loc, steps: [...fact.steps, ...sink.steps] };
-        hits.set(`${hit.file}:${hit.loc.line}:${hit.loc.column}:${hit.rule.id}:${originKey(fact.origin)}`, hit);
+        hits.set(hitKey(hit), hit);
       }
     }
   }
   return toFindings([...hits.values()], opts);
+}
+
+function interpret(ref: FnRef, base: Pick<Shared, "program" | "specs" | "lines" | "fields" | "changed">, summaries: ReadonlyMap<string, Summary>): Interpretation {
+  const run: Omit<Interpretation, "summary"> = { hits: new Map(), called: new Set(), reads: new Set() };
+  const shared: Shared = {
+    ...base,
+    summaries: {
+      get: (key) => {
+        run.reads.add(key);
+        return summaries.get(key);
+      },
+    },
+    called: run.called,
+    onHit: (hit) => keepShortest(run.hits, hitKey(hit), hit),
+  };
+  return { ...run, summary: new FunctionInterpreter(shared, ref).run() };
+}
+
+function readsAny(reads: ReadonlySet<string>, keys: ReadonlySet<string>): boolean {
+  for (const key of reads) if (keys.has(key)) return true;
+  return false;
+}
+
+function hitKey(hit: Hit): string {
+  return `${hit.file}:${hit.loc.line}:${hit.loc.column}:${hit.rule.id}:${originKey(hit.fact.origin)}`;
+}
+
+/** The first hit of a key wins over later ones unless they are strictly shorter. */
+function keepShortest(hits: Map<string, Hit>, key: string, hit: Hit): void {
+  const old = hits.get(key);
+  if (!old || hit.steps.length < old.steps.length) hits.set(key, hit);
+}
+
+/**
+ * Keys whose summary is not exactly the one before: anything in it may change what a caller
+ * computes (a trace step, a cleaned CWE, a constant), so the comparison is of all of it.
+ */
+function changedSummaries(before: ReadonlyMap<string, Summary>, after: ReadonlyMap<string, Summary>): Set<string> {
+  const out = new Set<string>();
+  for (const [key, s] of after) {
+    const old = before.get(key);
+    if (!old || !identical(old, s)) out.add(key);
+  }
+  return out;
+}
+
+/**
+ * Deep equality of summaries and everything in them, down to the order of a set: what an
+ * interpreter reads of two identical summaries is the same. Parts shared by both (facts
+ * passed on from a callee's summary) are the same objects, and end the walk early.
+ */
+function identical(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => identical(x, b[i]));
+  if (a instanceof Set || a instanceof Map) {
+    if (a.constructor !== b.constructor || a.size !== (b as typeof a).size) return false;
+    const other = [...(b as Iterable<unknown>)];
+    let i = 0;
+    for (const x of a as Iterable<unknown>) if (!identical(x, other[i++])) return false;
+    return true;
+  }
+  if (a instanceof RegExp) return b instanceof RegExp && String(a) === String(b);
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && identical((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 function sameSummaries(a: Map<string, Summary>, b: Map<string, Summary>): boolean {

@@ -42,7 +42,8 @@ export interface Hit {
 export interface Shared {
   program: Program;
   specs: ReadonlyMap<string, LanguageSpec>;
-  summaries: ReadonlyMap<string, Summary>;
+  /** Looked up through `get` only: the engine records which summaries a function read. */
+  summaries: Pick<ReadonlyMap<string, Summary>, "get">;
   /** Source-origin facts written to fields and module globals, flow-insensitively. */
   fields: Map<string, Fact[]>;
   lines: (file: string) => readonly string[];
