@@ -7,7 +7,7 @@ import type { JobQueue } from "@ax/queue";
 import { defaultReviewModel, type ReviewModel } from "@ax/ai/review";
 import { keepCommitLabels, keptCommitLabels, labelsFor, type AiLabel } from "./auto-triage";
 import { emitWebhookEvent, scanEndedEvent } from "./webhooks/events";
-import { changedSince, cloneRepository, defaultAnalyzers, isIntroduced, remoteCommit, reusableScanResult, listBlobs, runAnalyzers, ScanInputError, ScanTimeoutError, withWorkspace, type AnalysisCache, type Analyzer } from "@ax/scanner";
+import { checkoutRepository, defaultAnalyzers, isIntroduced, remoteCommit, reusableScanResult, runAnalyzers, ScanInputError, ScanTimeoutError, withWorkspace, type AnalysisCache, type Analyzer } from "@ax/scanner";
 
 export interface ScanDeps {
   db: Db;
@@ -89,7 +89,9 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
     const result = earlier ?? await withWorkspace(config.worker.workspaceDir, async (dir) => {
       const checkout = `${dir}/src`;
       log.info("cloning");
-      const cloned = await cloneRepository({
+      // Kept per organization and project on this worker, like the analyzers' state below.
+      const stateDir = join(config.worker.workspaceDir, ".analyzer-state", scan.organization_id, scan.project_id);
+      const cloned = await checkoutRepository({
         gitUri: scan.git_uri,
         ...(scan.requested_branch ? { branch: scan.requested_branch } : {}),
         dest: checkout,
@@ -97,12 +99,12 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         timeoutMs: config.scan.timeoutMs,
         maxRepoBytes: config.scan.maxRepoBytes,
         signal: abort.signal,
+        stateDir,
+        // Diff-aware scans: what changed since the baseline decides which findings are new.
+        ...(scan.baseline_commit ? { baseline: scan.baseline_commit } : {}),
       });
-      // Diff-aware scans: what changed since the baseline decides which findings are new.
-      const changed = scan.baseline_commit
-        ? await changedSince(checkout, scan.baseline_commit, { allowInsecure, signal: abort.signal })
-        : null;
-      const blobs = config.scan.analysisCache ? await listBlobs(checkout, { signal: abort.signal }) : undefined;
+      const changed = cloned.changed;
+      const blobs = config.scan.analysisCache ? cloned.blobs : undefined;
       const cache: AnalysisCache | undefined = config.scan.analysisCache ? new PgAnalysisCache(db, scan.organization_id) : undefined;
       lap("clone_ms");
       await updateProgress(db, scan.id, { phase: "analyzing", progress: 30, commit: cloned.commit, branch: cloned.branch });
@@ -119,7 +121,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         ...(deps.analyzers ? { analyzers: deps.analyzers } : {}),
         // Kept per organization and project on this worker (cppcheck's incremental build
         // directory); outside the scan-* workspaces, which are swept.
-        stateDir: join(config.worker.workspaceDir, ".analyzer-state", scan.organization_id, scan.project_id),
+        stateDir,
         ...(config.scan.analyzerThreads > 0 ? { threads: config.scan.analyzerThreads } : {}),
         onProgress: (pct) => {
           const next = 30 + Math.round(pct * 0.55);

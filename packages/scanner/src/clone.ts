@@ -2,7 +2,13 @@
  * Shallow, hardened clone of an untrusted repository into `dest`. The URL and branch are
  * validated again here (the API validated them too, but the worker must not trust the
  * queue), the host's addresses are checked before git connects, and git runs with the
- * settings of git/hardening.ts. Afterwards the checkout is measured and checked for links.
+ * settings of git/hardening.ts. The tree's size is read from the object store before
+ * anything is checked out; afterwards the checkout is measured and checked for links.
+ *
+ * The clone is `git init` + `git fetch --depth=1` of the one ref into a repository whose only
+ * ref is ours, then a checkout of the fetched commit. With a state directory that repository
+ * and its checkout are kept for the project's next scan (kept-repo.ts), which then transfers
+ * and writes only what changed.
  */
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,24 +16,34 @@ import { join, resolve } from "node:path";
 import { simpleGit, type SimpleGit } from "simple-git";
 import { BranchName, checkGitUri } from "@ax/contracts";
 import { ScanInputError, throwIfAborted } from "./errors";
-import { mapCloneError } from "./git/clone-errors";
+import { CheckoutError, mapCloneError } from "./git/clone-errors";
 import { watchReceivedBytes } from "./git/clone-progress";
 import { hardenedGitConfig, hardenedGitEnv, SIMPLE_GIT_OPT_INS } from "./git/hardening";
+import { parseUnifiedZero, type ChangedLines } from "./git/inspect";
 import { assertPublicHost, resolveWithSystem, type ResolveHost } from "./git/resolve-host";
+import { runGit, type GitSession } from "./git/run";
 import { checkCheckout, sizeLimitMessage } from "./git/tree-check";
-import { CheckoutError } from "./git/clone-errors";
+import { claimKeptRepo, discardKeptRepo, emptyKeptRepo, linkCheckout, putBackKeptRepo, type KeptRepo, type TreeEntry } from "./kept-repo";
 import { removeTree } from "./workspace";
 
 export interface CloneOptions {
   gitUri: string;
   branch?: string;
-  /** Absolute or relative path that must not exist yet (git creates it). */
+  /** Absolute or relative path that must not exist yet (or be empty). */
   dest: string;
   allowInsecure: boolean;
   timeoutMs: number;
   maxRepoBytes: number;
   signal?: AbortSignal;
   resolveHost?: ResolveHost;
+  /**
+   * This organization's and project's directory of kept state on this worker: the repository
+   * is then kept there between scans (kept-repo.ts) and `dest` holds only the files. Without
+   * it, `dest` is a repository of its own (`dest/.git`) and nothing is kept.
+   */
+  stateDir?: string;
+  /** For diff-aware scans: the commit whose changes to the checkout are `changed`. */
+  baseline?: string;
 }
 
 export interface CloneResult {
@@ -35,22 +51,27 @@ export interface CloneResult {
   branch: string;
 }
 
-/** Kill git if it prints nothing for this long, even when the wall-clock limit is further away. */
-const MAX_STALL_MS = 120_000;
-
-/** Sum of the blob sizes of HEAD's tree, from git's object store: nothing is checked out yet. */
-async function treeBytes(repo: ReturnType<typeof hardenedGit>): Promise<number> {
-  const listing = await repo.raw(["ls-tree", "-r", "-l", "-z", "HEAD"]);
-  let total = 0;
-  for (const entry of listing.split("\0")) {
-    // "<mode> <type> <object> <size>\t<path>"; submodule entries have "-" as size.
-    const size = Number(/^\S+ \S+ \S+\s+(\d+)\t/.exec(entry)?.[1] ?? 0);
-    total += size;
-  }
-  return total;
+export interface CheckoutResult extends CloneResult {
+  /** path → blob id of every entry of the commit's tree (the analysis cache's keys). */
+  blobs: Map<string, string>;
+  /** Lines changed since `baseline`; null without one. */
+  changed: ChangedLines | null;
 }
 
+/** Kill git if it prints nothing for this long, even when the wall-clock limit is further away. */
+const MAX_STALL_MS = 120_000;
+/** The one ref of our repositories: the commit the last fetch brought, named by us, never by the remote. */
+const FETCHED = "refs/ax/fetched";
+const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+/** The clone alone: commit and branch. */
 export async function cloneRepository(opts: CloneOptions): Promise<CloneResult> {
+  const { commit, branch } = await checkoutRepository(opts);
+  return { commit, branch };
+}
+
+/** The clone, with what the scan needs to know of the commit: blob ids, and lines changed since a baseline. */
+export async function checkoutRepository(opts: CloneOptions): Promise<CheckoutResult> {
   throwIfAborted(opts.signal);
   // Everything that can be refused is refused before any process or connection exists.
   const checked = checkGitUri(opts.gitUri, { allowInsecure: opts.allowInsecure });
@@ -59,6 +80,7 @@ export async function cloneRepository(opts: CloneOptions): Promise<CloneResult> 
     const parsed = BranchName.safeParse(opts.branch);
     if (!parsed.success) throw new ScanInputError(parsed.error.issues[0]?.message ?? "branch is not valid.");
   }
+  if (opts.baseline !== undefined && !OBJECT_ID.test(opts.baseline)) throw new ScanInputError(BASELINE_MISSING);
   if (!opts.allowInsecure && checked.host) {
     await assertPublicHost(checked.host, opts.resolveHost ?? resolveWithSystem);
   }
@@ -69,26 +91,20 @@ export async function cloneRepository(opts: CloneOptions): Promise<CloneResult> 
   const home = await mkdtemp(join(tmpdir(), "ax-git-home-"));
   const limits = new CloneLimits(opts.timeoutMs, opts.signal);
   const failure = { branch: opts.branch, sizeMessage: sizeLimitMessage(opts.maxRepoBytes), timeoutMs: opts.timeoutMs };
+  const session: GitSession = {
+    home,
+    allowInsecure: opts.allowInsecure,
+    signal: limits.signal,
+    stallMs: Math.min(opts.timeoutMs, MAX_STALL_MS),
+    onStall: () => limits.stop("timeout"),
+  };
+  const clone: Clone = { session, opts, url: checked.url, dest, limits };
   try {
-    const git = hardenedGit(home, home, opts, limits.signal).outputHandler((_cmd, _out, stderr) =>
-      watchReceivedBytes(stderr, (bytes) => {
-        if (bytes > opts.maxRepoBytes) limits.stop("size");
-      }),
-    );
-    // --no-checkout: the transfer watcher only sees compressed bytes (a 1 GiB file of zeros
-    // packs to about 1 MiB), so the tree's real size is checked before anything is written.
-    const args = ["--depth=1", "--single-branch", "--no-tags", "--no-recurse-submodules", "--no-local", "--no-checkout", "--progress"];
-    if (opts.branch !== undefined) args.push(`--branch=${opts.branch}`);
-    // simple-git places the URL and dest after "--", so neither can be read as an option.
-    await git.clone(checked.url, dest, args);
-    const repo = hardenedGit(dest, home, opts, limits.signal);
-    const result = await readCheckout(repo, opts.branch);
-    if ((await treeBytes(repo)) > opts.maxRepoBytes) throw new ScanInputError(failure.sizeMessage);
-    await repo.raw(["checkout", "--force", "--quiet"]).catch((err: unknown) => {
-      throw new CheckoutError(err instanceof Error ? err.message : String(err));
-    });
-    await checkCheckout(dest, opts.maxRepoBytes);
-    return result;
+    if (opts.stateDir === undefined) {
+      await runGit(session, ["init", "--quiet", "--template=", "--", dest]);
+      return await fetchAndCheckout(clone, { gitDir: join(dest, ".git"), workTree: dest, reused: false });
+    }
+    return await keptClone(clone, opts.stateDir, destExisted);
   } catch (err) {
     // Never delete a directory we did not create (a caller mistake must not cost their files).
     if (!destExisted) await removeTree(dest).catch(() => undefined);
@@ -97,6 +113,133 @@ export async function cloneRepository(opts: CloneOptions): Promise<CloneResult> 
     limits.dispose();
     await rm(home, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+interface Clone {
+  session: GitSession;
+  opts: CloneOptions;
+  url: string;
+  dest: string;
+  limits: CloneLimits;
+}
+
+interface Layout {
+  gitDir: string;
+  workTree: string;
+  /** The work tree holds an earlier checkout made by git with this git directory's index. */
+  reused: boolean;
+}
+
+const BASELINE_MISSING = "The baseline commit could not be fetched from the repository.";
+
+/** The clone through the project's kept repository; put back only when the clone completed. */
+async function keptClone(clone: Clone, stateDir: string, destExisted: boolean): Promise<CheckoutResult> {
+  let repo = await claimKeptRepo(stateDir, clone.url, 2 * clone.opts.timeoutMs);
+  try {
+    const result = await intoKeptRepo(clone, repo).catch(async (err: unknown) => {
+      await discardKeptRepo(repo);
+      // A kept repository that fails is not trusted to say why: once more from nothing,
+      // unless a limit fired or the repository's content was refused.
+      if (!repo.reused || clone.limits.reason || err instanceof ScanInputError) throw err;
+      if (!destExisted) await removeTree(clone.dest);
+      repo = await emptyKeptRepo(stateDir);
+      return intoKeptRepo(clone, repo);
+    });
+    await putBackKeptRepo(repo, stateDir, clone.url, clone.opts.maxRepoBytes);
+    return result;
+  } catch (err) {
+    await discardKeptRepo(repo);
+    throw err;
+  }
+}
+
+async function intoKeptRepo(clone: Clone, repo: KeptRepo): Promise<CheckoutResult> {
+  if (!repo.reused) await runGit(clone.session, ["init", "--bare", "--quiet", "--template=", "--", repo.gitDir]);
+  return fetchAndCheckout(clone, repo, repo.workTree);
+}
+
+/**
+ * Fetches the branch (or the remote's HEAD) into our one ref, checks the tree's size from the
+ * object store, checks it out into the work tree and, when that is a kept one, links its
+ * files into dest. Only new objects are transferred into a kept repository (its ref is the
+ * negotiation's "have"), and git rewrites only the files that differ.
+ */
+async function fetchAndCheckout(clone: Clone, repo: Layout, linkFrom?: string): Promise<CheckoutResult> {
+  const { session, opts, url, limits } = clone;
+  const at = { gitDir: repo.gitDir };
+  const ref = opts.branch !== undefined ? `refs/heads/${opts.branch}` : "HEAD";
+  // --no-write-fetch-head: nothing of the remote's is stored but objects and the ref we name.
+  const fetch = runGit(session, ["fetch", "--quiet", "--progress", "--depth=1", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, `+${ref}:${FETCHED}`], {
+    ...at,
+    onStderr: (stderr) =>
+      watchReceivedBytes(stderr, (bytes) => {
+        if (bytes > opts.maxRepoBytes) limits.stop("size");
+      }),
+  });
+  // The default branch's name, asked at the same time: a fetch does not record it.
+  const head = opts.branch === undefined ? runGit(session, ["ls-remote", "--symref", "--", url, "HEAD"]) : Promise.resolve(null);
+  const [fetched, symref] = await Promise.allSettled([fetch, head]);
+  if (fetched.status === "rejected") throw fetched.reason;
+  const named = symref.status === "fulfilled" ? /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(symref.value?.toString("utf8") ?? "")?.[1] : undefined;
+  const branch = opts.branch ?? named ?? "HEAD";
+
+  const commit = await fetchedCommit(session, repo.gitDir);
+  const entries = parseTree(await runGit(session, ["ls-tree", "-r", "-l", "-z", "--full-tree", commit], at));
+  // The transfer watcher only sees compressed bytes (a 1 GiB file of zeros packs to about
+  // 1 MiB), so the tree's real size is checked before anything is written.
+  if (entries.reduce((sum, e) => sum + e.size, 0) > opts.maxRepoBytes) throw new ScanInputError(sizeLimitMessage(opts.maxRepoBytes));
+  const tree = { gitDir: repo.gitDir, workTree: repo.workTree };
+  // Every link and unlink changed the kept files' ctime: git re-hashes them against the
+  // index, so only a file whose content really differs is rewritten by the checkout.
+  if (repo.reused) await runGit(session, ["update-index", "-q", "--refresh"], tree).catch(() => undefined);
+  await runGit(session, ["checkout", "--force", "--quiet", commit, "--"], tree).catch((err: unknown) => {
+    throw new CheckoutError(err instanceof Error ? err.message : String(err));
+  });
+  if (linkFrom !== undefined) await linkCheckout(linkFrom, clone.dest, entries);
+  await checkCheckout(clone.dest, opts.maxRepoBytes);
+  const changed = opts.baseline !== undefined ? await changedLines(session, repo.gitDir, url, opts.baseline, commit) : null;
+  return { commit, branch, blobs: new Map(entries.map((e) => [e.path.toString("utf8"), e.id])), changed };
+}
+
+async function fetchedCommit(session: GitSession, gitDir: string): Promise<string> {
+  let commit: string;
+  try {
+    commit = (await runGit(session, ["rev-parse", "--verify", "--quiet", `${FETCHED}^{commit}`], { gitDir })).toString("utf8").trim();
+  } catch {
+    // The ref names something that is not a commit (a hostile repository can do that).
+    throw new ScanInputError("The repository is empty (it has no commits).");
+  }
+  if (!OBJECT_ID.test(commit)) throw new Error("git rev-parse returned an unexpected value.");
+  return commit;
+}
+
+async function changedLines(session: GitSession, gitDir: string, url: string, baseline: string, commit: string): Promise<ChangedLines> {
+  try {
+    await runGit(session, ["fetch", "--quiet", "--depth=1", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, baseline], { gitDir });
+  } catch {
+    throw new ScanInputError(BASELINE_MISSING);
+  }
+  const diff = await runGit(session, ["diff", "--unified=0", "--no-color", "--no-ext-diff", "--no-renames", "--no-textconv", baseline, commit, "--"], { gitDir });
+  return parseUnifiedZero(diff.toString("utf8"));
+}
+
+type ListedEntry = TreeEntry & { id: string; size: number };
+
+/** `git ls-tree -r -l -z`: "<mode> <type> <object> <size>\t<path>\0"; a submodule's size is "-". */
+function parseTree(listing: Buffer): ListedEntry[] {
+  const entries: ListedEntry[] = [];
+  let start = 0;
+  while (start < listing.length) {
+    let end = listing.indexOf(0, start);
+    if (end === -1) end = listing.length;
+    const tab = listing.indexOf(9, start);
+    if (tab !== -1 && tab < end) {
+      const m = /^(\d+) \S+ ([0-9a-f]{40,64}) +(\d+|-)$/.exec(listing.subarray(start, tab).toString("latin1"));
+      if (m?.[1] && m[2] && m[3]) entries.push({ mode: m[1], id: m[2], size: m[3] === "-" ? 0 : Number(m[3]), path: listing.subarray(tab + 1, end) });
+    }
+    start = end + 1;
+  }
+  return entries;
 }
 
 /**
@@ -144,22 +287,6 @@ function hardenedGit(cwd: string, home: string, opts: CloneOptions, signal: Abor
     unsafe: SIMPLE_GIT_OPT_INS,
     maxConcurrentProcesses: 1,
   }).env(hardenedGitEnv(home, opts.allowInsecure));
-}
-
-async function readCheckout(git: SimpleGit, branch: string | undefined): Promise<CloneResult> {
-  let commit: string;
-  try {
-    commit = (await git.revparse(["--verify", "HEAD^{commit}"])).trim();
-  } catch (err) {
-    // Clone "succeeds" on a repository without commits; there is nothing to scan.
-    if (err instanceof Error && /needed a single revision|unknown revision|ambiguous argument/i.test(err.message)) {
-      throw new ScanInputError("The repository is empty (it has no commits).");
-    }
-    throw err;
-  }
-  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new Error("git rev-parse returned an unexpected value.");
-  const checkedOut = branch ?? (await git.revparse(["--abbrev-ref", "HEAD"])).trim();
-  return { commit, branch: checkedOut };
 }
 
 /** One abort signal for git, fired by the wall clock, the caller, or the size watcher; remembers which. */

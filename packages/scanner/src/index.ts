@@ -1,4 +1,4 @@
-export { cloneRepository, remoteCommit, type CloneOptions, type CloneResult } from "./clone";
+export { checkoutRepository, cloneRepository, remoteCommit, type CheckoutResult, type CloneOptions, type CloneResult } from "./clone";
 export { reusableScanResult } from "./result-reuse";
 export { withWorkspace, sweepStaleWorkspaces, removeTree, type WorkspaceOptions } from "./workspace";
 export { detectLanguages, languageOfShebang } from "./languages";

@@ -39,8 +39,11 @@ export function mapCloneError(err: unknown, ctx: CloneFailureContext): Error {
     // Another try would fail the same way: the tree itself cannot be written out here.
     return new ScanInputError("The repository's files could not be checked out: it contains a path that is invalid or too long (for example a '..' or '.git' entry, or directories nested beyond the file system's limit).");
   }
-  const branch = /remote branch (.+?) not found in upstream/i.exec(text);
-  if (branch) return new ScanInputError(`Branch "${ctx.branch ?? branch[1]}" was not found in the repository.`);
+  const branch = /remote branch (.+?) not found in upstream|couldn't find remote ref refs\/heads\/(\S+)/i.exec(text);
+  if (branch) return new ScanInputError(`Branch "${ctx.branch ?? branch[1] ?? branch[2]}" was not found in the repository.`);
+  // A fetch of the remote's HEAD finds nothing when the repository has no commits (or its
+  // HEAD names a branch that does not exist): either way there is nothing to scan.
+  if (/couldn't find remote ref HEAD\b/i.test(text)) return new ScanInputError("The repository is empty (it has no commits).");
   if (/the requested url returned error: 30\d\b/i.test(text) || /redirect/i.test(text)) {
     return new ScanInputError("The repository URL redirects elsewhere; redirects are not followed. Use the final URL.");
   }
