@@ -169,7 +169,7 @@ async function fetchAndCheckout(clone: Clone, repo: Layout, linkFrom?: string): 
   const at = { gitDir: repo.gitDir };
   const ref = opts.branch !== undefined ? `refs/heads/${opts.branch}` : "HEAD";
   // --no-write-fetch-head: nothing of the remote's is stored but objects and the ref we name.
-  const fetch = runGit(session, ["fetch", "--quiet", "--progress", "--depth=1", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, `+${ref}:${FETCHED}`], {
+  const fetch = runGit(session, ["fetch", "--progress", "--depth=1", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, `+${ref}:${FETCHED}`], {
     ...at,
     onStderr: (stderr) =>
       watchReceivedBytes(stderr, (bytes) => {
