@@ -2,7 +2,8 @@
  * The taint analysis as an analyzer of the scan: reads the Java, Python and JavaScript/
  * TypeScript files of the checkout (regular files only, bounded), lowers them and runs the
  * engine in process over all of them at once — flows cross files, so its results are not
- * cached per blob.
+ * cached per blob. The engine's memo of the last analysis lets a rescan replay the
+ * interpretations whose inputs did not change.
  */
 import { createHash } from "node:crypto";
 import { lstat, readFile } from "node:fs/promises";
@@ -16,6 +17,7 @@ import { languageOfExtension } from "../languages";
 import { analyzeModules, DATAFLOW } from "./engine";
 import type { ModuleIR } from "./ir";
 import { LOWERERS, SPECS } from "./languages";
+import { engineMemo } from "./memo";
 
 /** Larger files are generated or data more often than code, and cost the most to walk. */
 const MAX_FILE_BYTES = 512 * 1024;
@@ -63,8 +65,14 @@ export async function analyzeCheckout(dir: string, files: readonly string[], sig
     if (modules.length % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
   const taxonomy = await loadTaxonomy();
-  return analyzeModules(modules, { specs: SPECS, lines: (f) => lines.get(f) ?? [], taxonomy, ...(signal ? { signal } : {}) });
+  return analyzeModules(modules, { specs: SPECS, lines: (f) => lines.get(f) ?? [], taxonomy, memo, ...(signal ? { signal } : {}) });
 }
+
+/**
+ * The last analysis's interpretations, for the next one in this thread. It only helps with
+ * the lowered files below: an unchanged file must come back as the same IR and lines.
+ */
+const memo = engineMemo();
 
 interface Lowered {
   module: ModuleIR;

@@ -3,16 +3,19 @@
  * interpreted again) against the reference that interprets every function in every round,
  * on real multi-file programs: Juliet Java test cases with their support classes (from the
  * shared datasets), the Python standard library when the machine has one, and this
- * repository's own TypeScript. The findings must be identical, traces included.
+ * repository's own TypeScript. Then a rescan that replays the last analysis's
+ * interpretations (memo.ts) against a cold analysis, across edits that add a flow, remove
+ * one and change a callee's summary. The findings must be identical, traces included.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { removeDir, tempDir } from "../test-support/git-fixtures";
 import { analyzeModules } from "./engine";
 import type { ModuleIR } from "./ir";
 import { LOWERERS, SPECS } from "./languages";
+import { engineMemo, type EngineMemo } from "./memo";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
 const datasets = resolve(process.env.DATASETS_DIR ?? join(repoRoot, "../shared/datasets"));
@@ -50,26 +53,31 @@ function lower(root: string, files: readonly string[], language: string): Corpus
   return corpus;
 }
 
-function analyze(corpus: Corpus, everyRound: boolean) {
-  return analyzeModules(corpus.modules, { specs: SPECS, lines: (f) => corpus.lines.get(f) ?? [], taxonomy: { cweName: () => null }, everyRound });
+function analyze(corpus: Corpus, everyRound: boolean, memo?: EngineMemo) {
+  return analyzeModules(corpus.modules, { specs: SPECS, lines: (f) => corpus.lines.get(f) ?? [], taxonomy: { cweName: () => null }, everyRound, ...(memo ? { memo } : {}) });
 }
 
 let scratch: string;
+let julietRoot: string;
 beforeAll(() => {
   scratch = tempDir("ax-dataflow-worklist-");
-});
-afterAll(() => removeDir(scratch));
-
-it("finds in Juliet Java exactly what interpreting every function in every round finds", () => {
   const archive = join(datasets, "juliet-java-1.2.tar.gz");
   if (!existsSync(archive)) throw new Error(`${archive} is missing: set DATASETS_DIR to the shared datasets`);
   const cwes = ["CWE89_SQL_Injection", "CWE78_OS_Command_Injection", "CWE80_XSS", "CWE113_HTTP_Response_Splitting", "CWE643_Xpath_Injection", "CWE23_Relative_Path_Traversal"];
   execFileSync("tar", ["-xzf", archive, "-C", scratch, "./src/testcasesupport", ...cwes.map((c) => `./src/testcases/${c}`)], { stdio: "ignore" });
-  const root = join(scratch, "src");
-  const support = walk(join(root, "testcasesupport"), (p) => p.endsWith(".java"));
+  julietRoot = join(scratch, "src");
+});
+afterAll(() => removeDir(scratch));
+
+/** Juliet's support classes and every `stride`-th test case. */
+function julietFiles(stride: number): string[] {
+  const support = walk(join(julietRoot, "testcasesupport"), (p) => p.endsWith(".java"));
+  return [...support, ...walk(join(julietRoot, "testcases"), (p) => p.endsWith(".java")).filter((_, i) => i % stride === 0)];
+}
+
+it("finds in Juliet Java exactly what interpreting every function in every round finds", () => {
   // Every 20th test case: all CWEs and most flow variants, calls across files, in a few seconds.
-  const cases = walk(join(root, "testcases"), (p) => p.endsWith(".java")).filter((_, i) => i % 20 === 0);
-  const corpus = lower(root, [...support, ...cases], "java");
+  const corpus = lower(julietRoot, julietFiles(20), "java");
   const reference = analyze(corpus, true);
   expect(reference.length).toBeGreaterThan(50);
   expect(analyze(corpus, false)).toEqual(reference);
@@ -85,4 +93,81 @@ it("finds in Python and TypeScript exactly what interpreting every function in e
     expect(reference.length).toBeGreaterThan(5);
     expect(analyze(corpus, false)).toEqual(reference);
   }
+}, 120_000);
+
+const HELPER = `package app;
+public class Helper {
+  public static String pass(String s) {
+    return s;
+  }
+}
+`;
+const SERVLET = (name: string, id: string) => `package app;
+public class ${name} {
+  public void doGet(HttpServletRequest request, java.sql.Statement stmt) throws Exception {
+    String id = ${id};
+    stmt.executeQuery("select * from ${name.toLowerCase()} where id=" + Helper.pass(id));
+  }
+}
+`;
+
+it("rescans with the last analysis's interpretations exactly as a cold analysis, through edits", () => {
+  const app = join(julietRoot, "app");
+  execFileSync("mkdir", ["-p", app]);
+  const write = (file: string, text: string) => writeFileSync(join(app, file), text);
+  write("Helper.java", HELPER);
+  write("Users.java", SERVLET("Users", 'request.getParameter("id")'));
+  write("Orders.java", SERVLET("Orders", '"42"'));
+  const files = [...julietFiles(40), join(app, "Helper.java"), join(app, "Users.java"), join(app, "Orders.java")];
+  // As the analyzer does: an unchanged file comes back as the same IR and lines.
+  const lowered = new Map<string, Corpus>();
+  const current = (): Corpus => {
+    const corpus: Corpus = { modules: [], lines: new Map() };
+    for (const full of files) {
+      const key = `${full}\0${readFileSync(full, "utf8")}`;
+      let one = lowered.get(key);
+      if (!one) {
+        one = lower(julietRoot, [full], "java");
+        lowered.set(key, one);
+      }
+      corpus.modules.push(...one.modules);
+      for (const [f, l] of one.lines) corpus.lines.set(f, l);
+    }
+    return corpus;
+  };
+  const memo = engineMemo();
+  const sqlIn = (findings: { file: string; rule_id: string }[]) => findings.filter((f) => f.file.startsWith("app/") && f.rule_id === "java-taint-sql").map((f) => f.file).sort();
+  const rescan = () => {
+    const corpus = current();
+    const incremental = analyze(corpus, false, memo);
+    expect(incremental).toEqual(analyze(corpus, false));
+    return incremental;
+  };
+
+  expect(sqlIn(rescan())).toEqual(["app/Users.java"]);
+  expect(memo.replayed).toBe(0);
+  // Nothing changed: every interpretation is replayed.
+  expect(sqlIn(rescan())).toEqual(["app/Users.java"]);
+  expect(memo.replayed).toBeGreaterThan(1000);
+
+  // A comment added at the end of a Juliet file and of a servlet.
+  const [someCase] = files.filter((f) => f.includes("/testcases/"));
+  writeFileSync(someCase!, `${readFileSync(someCase!, "utf8")}\n// edited\n`);
+  write("Users.java", `${SERVLET("Users", 'request.getParameter("id")')}\n// edited\n`);
+  expect(sqlIn(rescan())).toEqual(["app/Users.java"]);
+  expect(memo.replayed).toBeGreaterThan(1000);
+
+  // A flow added: the constant becomes a request parameter.
+  write("Orders.java", SERVLET("Orders", 'request.getParameter("id")'));
+  expect(sqlIn(rescan())).toEqual(["app/Orders.java", "app/Users.java"]);
+
+  // The callee's summary changes: it no longer passes its parameter on.
+  write("Helper.java", HELPER.replace("return s;", 'return "x";'));
+  expect(sqlIn(rescan())).toEqual([]);
+
+  // Back, and a flow removed at its source.
+  write("Helper.java", HELPER);
+  write("Users.java", SERVLET("Users", '"7"'));
+  expect(sqlIn(rescan())).toEqual(["app/Orders.java"]);
+  expect(memo.replayed).toBeGreaterThan(1000);
 }, 120_000);

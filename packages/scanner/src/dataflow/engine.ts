@@ -7,16 +7,19 @@
  * After the first round only the functions whose inputs changed are interpreted again: a
  * function's summary, hits and calls depend on nothing but the summaries it looked up (the
  * field store is only written, and writing the same facts again changes nothing), so one
- * whose looked-up summaries are all as they were would give what it gave last time.
+ * whose looked-up summaries are all as they were would give what it gave last time. With a
+ * memo (memo.ts), a rescan replays the last analysis's interpretations whose inputs are the
+ * same instead of running them.
  */
 import type { Level, NormalizedFinding } from "@ax/contracts";
 import { buildFinding } from "../analyzers/finding";
 import type { Taxonomy } from "../analyzers/taxonomy";
 import { FunctionInterpreter, type Hit, type Shared, type Summary } from "./interp";
 import type { ModuleIR } from "./ir";
+import { identical, Recall, type EngineMemo, type Interpretation } from "./memo";
 import { Program, type FnRef } from "./program";
 import type { LanguageSpec } from "./spec";
-import { originKey, type Fact } from "./values";
+import { mergeFacts, originKey, type Fact } from "./values";
 
 export const DATAFLOW = "dataflow";
 const MAX_ROUNDS = 8;
@@ -29,34 +32,41 @@ export interface EngineOptions {
   signal?: AbortSignal;
   /** Interpret every function in every round: the reference the worklist is tested against. */
   everyRound?: boolean;
-}
-
-/** What one interpretation of a function gave, and what it read to give it. */
-interface Interpretation {
-  summary: Summary;
-  /** Its hits, kept as the round's collection keeps them: per key, the first shortest. */
-  hits: Map<string, Hit>;
-  called: Set<string>;
-  /** Keys of the summaries it looked up (present or not). */
-  reads: Set<string>;
+  /** Kept by the caller between analyses: interpretations the next one may replay. */
+  memo?: EngineMemo;
 }
 
 export function analyzeModules(modules: readonly ModuleIR[], opts: EngineOptions): NormalizedFinding[] {
   const program = new Program(modules);
   const fields = new Map<string, Fact[]>();
+  const changed = { fields: false };
+  const addToStore = (key: string, sources: Fact[]) => {
+    const old = fields.get(key) ?? [];
+    const merged = mergeFacts(old, sources);
+    if (merged.length !== old.length) {
+      fields.set(key, merged);
+      changed.fields = true;
+    }
+  };
+  const base = { program, specs: opts.specs, lines: opts.lines, store: addToStore };
+  const recall = opts.memo && !opts.everyRound ? new Recall(opts.memo, program, opts.specs, opts.lines) : null;
   const latest: Interpretation[] = [];
   let summaries = new Map<string, Summary>();
   // Keys whose summary changed in the last round; null (the first round, or `everyRound`):
   // every function is interpreted.
   let changedKeys: Set<string> | null = null;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const changed = { fields: false };
+    changed.fields = false;
     const next = new Map<string, Summary>();
     for (const [i, ref] of program.all.entries()) {
       const last = latest[i];
       if (!last || !changedKeys || readsAny(last.reads, changedKeys)) {
         if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : new Error("dataflow analysis aborted");
-        latest[i] = interpret(ref, { program, specs: opts.specs, lines: opts.lines, fields, changed }, summaries);
+        const kept = recall?.find(ref, summaries);
+        if (kept) for (const [key, sources] of kept.stores) addToStore(key, sources);
+        const run = kept ?? interpret(ref, base, summaries);
+        recall?.record(ref, run);
+        latest[i] = run;
       }
       next.set(ref.key, latest[i]!.summary);
     }
@@ -65,6 +75,7 @@ export function analyzeModules(modules: readonly ModuleIR[], opts: EngineOptions
     summaries = next;
     if (stable) break;
   }
+  recall?.finish();
   // The last round's hits: each function's from its latest interpretation, in the order a
   // full round would have reported them.
   const hits = new Map<string, Hit>();
@@ -89,15 +100,20 @@ export function analyzeModules(modules: readonly ModuleIR[], opts: EngineOptions
   return toFindings([...hits.values()], opts);
 }
 
-function interpret(ref: FnRef, base: Pick<Shared, "program" | "specs" | "lines" | "fields" | "changed">, summaries: ReadonlyMap<string, Summary>): Interpretation {
-  const run: Omit<Interpretation, "summary"> = { hits: new Map(), called: new Set(), reads: new Set() };
+function interpret(ref: FnRef, base: Omit<Shared, "summaries" | "called" | "onHit">, summaries: ReadonlyMap<string, Summary>): Interpretation {
+  const run: Omit<Interpretation, "summary"> = { hits: new Map(), called: new Set(), reads: new Map(), stores: [] };
   const shared: Shared = {
     ...base,
     summaries: {
       get: (key) => {
-        run.reads.add(key);
-        return summaries.get(key);
+        const summary = summaries.get(key);
+        if (!run.reads.has(key)) run.reads.set(key, summary);
+        return summary;
       },
+    },
+    store: (key, sources) => {
+      run.stores.push([key, sources]);
+      base.store(key, sources);
     },
     called: run.called,
     onHit: (hit) => keepShortest(run.hits, hitKey(hit), hit),
@@ -105,8 +121,8 @@ function interpret(ref: FnRef, base: Pick<Shared, "program" | "specs" | "lines" 
   return { ...run, summary: new FunctionInterpreter(shared, ref).run() };
 }
 
-function readsAny(reads: ReadonlySet<string>, keys: ReadonlySet<string>): boolean {
-  for (const key of reads) if (keys.has(key)) return true;
+function readsAny(reads: ReadonlyMap<string, unknown>, keys: ReadonlySet<string>): boolean {
+  for (const key of reads.keys()) if (keys.has(key)) return true;
   return false;
 }
 
@@ -133,34 +149,14 @@ function changedSummaries(before: ReadonlyMap<string, Summary>, after: ReadonlyM
   return out;
 }
 
-/**
- * Deep equality of summaries and everything in them, down to the order of a set: what an
- * interpreter reads of two identical summaries is the same. Parts shared by both (facts
- * passed on from a callee's summary) are the same objects, and end the walk early.
- */
-function identical(a: unknown, b: unknown): boolean {
-  if (Object.is(a, b)) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => identical(x, b[i]));
-  if (a instanceof Set || a instanceof Map) {
-    if (a.constructor !== b.constructor || a.size !== (b as typeof a).size) return false;
-    const other = [...(b as Iterable<unknown>)];
-    let i = 0;
-    for (const x of a as Iterable<unknown>) if (!identical(x, other[i++])) return false;
-    return true;
-  }
-  if (a instanceof RegExp) return b instanceof RegExp && String(a) === String(b);
-  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && identical((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
-
 function sameSummaries(a: Map<string, Summary>, b: Map<string, Summary>): boolean {
   if (a.size !== b.size) return false;
   for (const [key, s] of b) {
     const o = a.get(key);
     if (!o) return false;
+    // The same summary, kept from an earlier round: the same answer as comparing it, which is
+    // "changed" only for a NaN constant (NaN !== NaN).
+    if (o === s && !Number.isNaN(o.ret.konst?.v)) continue;
     if (o.sinks.length !== s.sinks.length || o.ret.facts.length !== s.ret.facts.length || o.ret.konst?.v !== s.ret.konst?.v) return false;
     if (o.fieldWrites.length !== s.fieldWrites.length || o.fieldWrites.some((w, i) => w.facts.length !== s.fieldWrites[i]?.facts.length)) return false;
     const ra = o.ret.facts.map((f) => originKey(f.origin) + [...f.clean].join()).sort().join("|");

@@ -44,12 +44,13 @@ export interface Shared {
   specs: ReadonlyMap<string, LanguageSpec>;
   /** Looked up through `get` only: the engine records which summaries a function read. */
   summaries: Pick<ReadonlyMap<string, Summary>, "get">;
-  /** Source-origin facts written to fields and module globals, flow-insensitively. */
-  fields: Map<string, Fact[]>;
+  /**
+   * Adds source-origin facts to the repository-wide store of a field or module global
+   * (flow-insensitive). Write-only: what a function gives never depends on the store.
+   */
+  store: (key: string, sources: Fact[]) => void;
   lines: (file: string) => readonly string[];
   onHit: (hit: Hit) => void;
-  /** Set when a field store grew: another round is needed. */
-  changed: { fields: boolean };
   /** Keys of functions some call resolved to: the others are entry points. */
   called: Set<string>;
 }
@@ -286,13 +287,7 @@ export class FunctionInterpreter {
     const passed = facts.filter((f) => f.origin.kind !== "source" && !(f.origin.kind === "field" && f.origin.key === key));
     if (passed.length) this.fieldWrites.set(key, mergeFacts(this.fieldWrites.get(key), passed));
     const sources = facts.filter((f) => f.origin.kind === "source");
-    if (!sources.length) return;
-    const old = this.s.fields.get(key) ?? [];
-    const merged = mergeFacts(old, sources);
-    if (merged.length !== old.length) {
-      this.s.fields.set(key, merged);
-      this.s.changed.fields = true;
-    }
+    if (sources.length) this.s.store(key, sources);
   }
 
   // ---- expressions -----------------------------------------------------------------------
