@@ -91,6 +91,36 @@ describe.each(["postgres", "pglite"] as const)("database on %s", (kind) => {
     expect(await find("unconfirmed")).toEqual([]);
   });
 
+  it("lists findings without their raw output and fix, saying only whether the fix has a diff", async () => {
+    const t = await bootstrap(handle.db, { orgName: "Lean", email: `l-${kind}@x.test`, displayName: "L", identityProvider: "local", expiresInDays: 1 });
+    const project = await findOrCreateProject(handle.db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: "file:///lean", name: "lean" });
+    const { scan } = await createScan(handle.db, { organizationId: t.organization_id, groupId: t.group_id, projectId: project.id, createdBy: t.user_id, gitUri: "file:///lean", branch: null, idempotencyKey: null, requestHash: null });
+    await markRunning(handle.db, scan.id);
+    const base = { analyzer: "ast-grep", rule_id: "r", title: "t", message: "m", cwe_id: null, cwe_name: null, owasp: null, file: "a.js", end_line: 1, start_column: 1, end_column: 2, snippet: "x", severity: "LOW" as const, confidence: "HIGH" as const, likelihood: null, impact: null, remediation: null, raw: { big: "x".repeat(1000) } };
+    const fix = { replacement: "y", start_byte: 0, end_byte: 1 };
+    await storeScanResults(handle.db, {
+      scanId: scan.id,
+      projectId: project.id,
+      organizationId: t.organization_id,
+      findings: [
+        { ...base, start_line: 1, fingerprint: "1", fix: { ...fix, diff: "--- a/a.js\n+++ b/a.js\n" } },
+        { ...base, start_line: 2, fingerprint: "2", fix },
+        { ...base, start_line: 3, fingerprint: "3" },
+      ],
+      analyzers: [],
+      languages: ["javascript"],
+    });
+    const rows = await listFindings(handle.db, { organizationId: t.organization_id, scanId: scan.id, filters: {}, limit: 10 });
+    expect(rows.map((r) => [r.fingerprint, r.has_fix])).toEqual([["1", true], ["2", false], ["3", false]]);
+    for (const r of rows) {
+      expect(r).not.toHaveProperty("raw");
+      expect(r).not.toHaveProperty("fix");
+    }
+    // The whole finding still has both.
+    const one = await getFinding(handle.db, t.organization_id, scan.id, rows[0]!.id);
+    expect(one).toMatchObject({ raw: base.raw, fix: { diff: "--- a/a.js\n+++ b/a.js\n" } });
+  });
+
   it("keeps a finding and its history in step under concurrent triage; If-Match lets exactly one writer win", async () => {
     const t = await bootstrap(handle.db, { orgName: "Race", email: `r-${kind}@x.test`, displayName: "R", identityProvider: "local", expiresInDays: 1 });
     const project = await findOrCreateProject(handle.db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: "file:///race", name: "race" });

@@ -241,6 +241,20 @@ export interface AiFindingCursor {
 
 export type FindingOrder = "severity" | "ai_confidence" | "-ai_confidence";
 
+/**
+ * A finding as a list shows it: without the analyzer's raw output and the fix (which can be
+ * large and are shown only one finding at a time), the fix reduced to whether it has a diff.
+ * Every column a page reads is parsed in the API process, so what is not shown is not read.
+ */
+export type FindingListRow = Omit<Finding, "raw" | "fix" | "triaged_fields"> & { has_fix: boolean };
+
+const LIST_COLUMNS = [
+  "id", "scan_id", "organization_id", "project_id", "analyzer", "rule_id", "title", "message", "cwe_id", "cwe_name", "owasp", "file",
+  "start_line", "end_line", "start_column", "end_column", "snippet", "fingerprint", "first_seen_scan_id", "baseline_state", "status",
+  "reason", "remediation", "severity", "impact", "likelihood", "confidence", "severity_rank", "version", "sources", "suppression",
+  "introduced", "dataflow", "ai_class", "ai_confidence", "ai_model", "created_at", "updated_at",
+] as const satisfies readonly (keyof FindingListRow)[];
+
 export function listFindings(
   db: Db,
   q: {
@@ -251,8 +265,13 @@ export function listFindings(
     after?: FindingCursor | AiFindingCursor | undefined;
     limit: number;
   },
-): Promise<Finding[]> {
-  let query = db.selectFrom("findings").selectAll().where("organization_id", "=", q.organizationId).where("scan_id", "=", q.scanId);
+): Promise<FindingListRow[]> {
+  let query = db
+    .selectFrom("findings")
+    .select(LIST_COLUMNS)
+    .select(sql<boolean>`coalesce(jsonb_typeof(fix->'diff') = 'string', false)`.as("has_fix"))
+    .where("organization_id", "=", q.organizationId)
+    .where("scan_id", "=", q.scanId);
   const f = q.filters;
   if (f.suppressed !== undefined) query = query.where("suppression", f.suppressed ? "is not" : "is", null);
   if (f.introduced !== undefined) query = query.where("introduced", "=", f.introduced);
@@ -289,7 +308,7 @@ export function listFindings(
 }
 
 /** The cursor value of a finding in an AI-confidence ordering. */
-export function aiCursorOf(f: Finding, order: Exclude<FindingOrder, "severity">): AiFindingCursor {
+export function aiCursorOf(f: Pick<Finding, "id" | "ai_confidence">, order: Exclude<FindingOrder, "severity">): AiFindingCursor {
   return { ai: f.ai_confidence ?? (order === "ai_confidence" ? 2 : -1), id: f.id };
 }
 

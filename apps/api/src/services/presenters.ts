@@ -1,5 +1,5 @@
 import type { FindingDataflow } from "@ax/contracts";
-import type { ApiToken, Finding, FindingHistory, Group, Project, Scan } from "@ax/db";
+import type { ApiToken, Finding, FindingHistory, FindingListRow, Group, Project, Scan } from "@ax/db";
 import { isUnsafeText } from "../http/text-safety";
 
 /** Wire shapes: identifiers named as in the spec, timestamps ISO 8601 UTC. */
@@ -41,7 +41,7 @@ export function presentPublicScan(s: Scan, retentionHours: number) {
   return { scan_id, state, phase, progress, git_uri, branch, commit, error, counts, created_at, started_at, finished_at, duration_ms, expires_at: publicExpiry(s, retentionHours) };
 }
 
-export const presentPublicFinding = (f: Finding) => ({
+export const presentPublicFinding = (f: Finding | FindingListRow) => ({
   finding_id: f.id,
   rule_id: f.rule_id,
   title: f.title,
@@ -54,7 +54,8 @@ export const presentPublicFinding = (f: Finding) => ({
   end_line: f.end_line,
 });
 
-export function presentFinding(f: Finding) {
+/** A finding as every answer shows it; list rows come without the fix, as whether they have one. */
+export function presentFinding(f: Finding | FindingListRow) {
   return {
     finding_id: f.id,
     scan_id: f.scan_id,
@@ -78,7 +79,7 @@ export function presentFinding(f: Finding) {
     introduced: f.introduced,
     sources: f.sources,
     suppression: f.suppression,
-    has_fix: f.fix !== null && typeof f.fix === "object" && typeof f.fix.diff === "string",
+    has_fix: "has_fix" in f ? f.has_fix : f.fix !== null && typeof f.fix === "object" && typeof f.fix.diff === "string",
     status: f.status,
     reason: f.reason,
     remediation: f.remediation,
