@@ -178,7 +178,12 @@ async function fetchAndCheckout(clone: Clone, repo: Layout, linkFrom?: string): 
   });
   // The default branch's name, asked at the same time: a fetch does not record it.
   const head = opts.branch === undefined ? runGit(session, ["ls-remote", "--symref", "--", url, "HEAD"]) : Promise.resolve(null);
-  const [fetched, symref] = await Promise.allSettled([fetch, head]);
+  const tree = { gitDir: repo.gitDir, workTree: repo.workTree };
+  // Every link and unlink changed the kept files' ctime: git re-hashes them against the
+  // index, so only a file whose content really differs is rewritten by the checkout. It
+  // touches only the index and the files, so it runs while the fetch writes objects.
+  const refresh = repo.reused ? runGit(session, ["update-index", "-q", "--refresh"], tree) : Promise.resolve(null);
+  const [fetched, symref] = await Promise.allSettled([fetch, head, refresh]);
   if (fetched.status === "rejected") throw fetched.reason;
   const named = symref.status === "fulfilled" ? /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(symref.value?.toString("utf8") ?? "")?.[1] : undefined;
   const branch = opts.branch ?? named ?? "HEAD";
@@ -188,10 +193,6 @@ async function fetchAndCheckout(clone: Clone, repo: Layout, linkFrom?: string): 
   // The transfer watcher only sees compressed bytes (a 1 GiB file of zeros packs to about
   // 1 MiB), so the tree's real size is checked before anything is written.
   if (entries.reduce((sum, e) => sum + e.size, 0) > opts.maxRepoBytes) throw new ScanInputError(sizeLimitMessage(opts.maxRepoBytes));
-  const tree = { gitDir: repo.gitDir, workTree: repo.workTree };
-  // Every link and unlink changed the kept files' ctime: git re-hashes them against the
-  // index, so only a file whose content really differs is rewritten by the checkout.
-  if (repo.reused) await runGit(session, ["update-index", "-q", "--refresh"], tree).catch(() => undefined);
   await runGit(session, ["checkout", "--force", "--quiet", commit, "--"], tree).catch((err: unknown) => {
     throw new CheckoutError(err instanceof Error ? err.message : String(err));
   });
