@@ -71,8 +71,8 @@ export async function putBackKeptRepo(repo: KeptRepo, stateDir: string, url: str
     for (const p of packs) bytes += (await stat(join(repo.gitDir, "objects", "pack", p))).size;
     if (packs.length > MAX_PACKS || bytes > maxBytes) throw new Error("kept repository past its bounds");
     await writeFile(join(repo.dir, "origin"), record(url), { mode: 0o600 });
-    // Another scan of the project may have put one back meanwhile; the newer wins.
-    await rm(kept, { recursive: true, force: true });
+    // Fails when another scan of the project put one back meanwhile: that one stays (deleting
+    // it here could race with a third scan claiming it).
     await rename(repo.dir, kept);
   } catch {
     await discardKeptRepo(repo);
