@@ -1,4 +1,5 @@
 import { createHash, randomInt } from "node:crypto";
+import { sql } from "kysely";
 import { crc32 } from "node:zlib";
 import type { Db } from "./client";
 import { newId } from "./ids";
@@ -76,31 +77,23 @@ export async function authenticate(db: Db, token: string): Promise<Principal | n
   if (!isWellFormedToken(token)) return null;
   const hash = hashToken(token);
   const now = new Date();
-  // Every authenticated request comes through here: the token with its user, and the user's
-  // memberships, are two queries sent together (one round trip), each checking the token.
-  const [row, memberships] = await Promise.all([
-    db
-      .selectFrom("api_tokens as t")
-      .innerJoin("users as u", "u.id", "t.user_id")
-      .selectAll("t")
-      .select(["u.email as u_email", "u.display_name as u_display_name", "u.identity_provider as u_identity_provider", "u.is_instance_admin as u_is_instance_admin", "u.created_at as u_created_at"])
-      .where("t.token_hash", "=", hash)
-      .where("t.revoked_at", "is", null)
-      .where("t.expires_at", ">", now)
-      .executeTakeFirst(),
-    db
-      .selectFrom("api_tokens as t")
-      .innerJoin("memberships as m", "m.user_id", "t.user_id")
-      .innerJoin("organizations as o", "o.id", "m.organization_id")
-      .select(["m.organization_id", "o.name", "m.role"])
-      .where("t.token_hash", "=", hash)
-      .where("t.revoked_at", "is", null)
-      .where("t.expires_at", ">", now)
-      .orderBy("o.created_at")
-      .execute(),
-  ]);
+  // Every authenticated request comes through here: the token, its user and the user's
+  // memberships are one statement (one snapshot, one round trip, one row to parse).
+  const row = await db
+    .selectFrom("api_tokens as t")
+    .innerJoin("users as u", "u.id", "t.user_id")
+    .selectAll("t")
+    .select(["u.email as u_email", "u.display_name as u_display_name", "u.identity_provider as u_identity_provider", "u.is_instance_admin as u_is_instance_admin", "u.created_at as u_created_at"])
+    .select(
+      sql<Principal["memberships"]>`(select coalesce(json_agg(json_build_object('organization_id', m.organization_id, 'name', o.name, 'role', m.role) order by o.created_at, o.id), '[]'::json)
+        from memberships m join organizations o on o.id = m.organization_id where m.user_id = t.user_id)`.as("u_memberships"),
+    )
+    .where("t.token_hash", "=", hash)
+    .where("t.revoked_at", "is", null)
+    .where("t.expires_at", ">", now)
+    .executeTakeFirst();
   if (!row) return null;
-  const { u_email, u_display_name, u_identity_provider, u_is_instance_admin, u_created_at, ...apiToken } = row;
+  const { u_email, u_display_name, u_identity_provider, u_is_instance_admin, u_created_at, u_memberships: memberships, ...apiToken } = row;
   const user: User = { id: apiToken.user_id, email: u_email, display_name: u_display_name, identity_provider: u_identity_provider, is_instance_admin: u_is_instance_admin, created_at: u_created_at };
   // Throttled so that a busy client does not turn every request into a write (nor a round trip).
   const lastUsed = apiToken.last_used_at ? new Date(apiToken.last_used_at).getTime() : null;
