@@ -51,27 +51,34 @@ export function analyzeModules(modules: readonly ModuleIR[], opts: EngineOptions
   const base = { program, specs: opts.specs, lines: opts.lines, store: addToStore };
   const recall = opts.memo && !opts.everyRound ? new Recall(opts.memo, program, opts.specs, opts.lines) : null;
   const latest: Interpretation[] = [];
+  const readers = new Readers();
+  // A key stands for the last function that has it (keys of a few lambdas coincide).
+  const owner = new Map(program.all.map((ref, i) => [ref.key, i]));
   let summaries = new Map<string, Summary>();
   // Keys whose summary changed in the last round; null (the first round, or `everyRound`):
   // every function is interpreted.
   let changedKeys: Set<string> | null = null;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     changed.fields = false;
-    const next = new Map<string, Summary>();
-    for (const [i, ref] of program.all.entries()) {
-      const last = latest[i];
-      if (!last || !changedKeys || readsAny(last.reads, changedKeys)) {
-        if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : new Error("dataflow analysis aborted");
-        const kept = recall?.find(ref, summaries);
-        if (kept) for (const [key, sources] of kept.stores) addToStore(key, sources);
-        const run = kept ?? interpret(ref, base, summaries);
-        recall?.record(ref, run);
-        latest[i] = run;
-      }
-      next.set(ref.key, latest[i]!.summary);
+    // In the order of a full round: the field store and the hits depend on it.
+    const due: number[] = changedKeys ? readers.of(changedKeys) : program.all.map((_, i) => i);
+    for (const i of due) {
+      if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : new Error("dataflow analysis aborted");
+      const ref = program.all[i]!;
+      const kept = recall?.find(ref, summaries);
+      if (kept) for (const [key, sources] of kept.stores) addToStore(key, sources);
+      const run = kept ?? interpret(ref, base, summaries);
+      recall?.record(ref, run);
+      readers.replace(i, latest[i], run);
+      latest[i] = run;
     }
+    const next = new Map(summaries);
+    const keys = new Set<string>(due.map((i) => program.all[i]!.key));
+    for (const key of keys) next.set(key, latest[owner.get(key)!]!.summary);
     const stable = !changed.fields && sameSummaries(summaries, next);
-    if (!opts.everyRound) changedKeys = changedSummaries(summaries, next);
+    // Anything in a summary may change what a caller computes (a trace step, a cleaned CWE, a
+    // constant), so it has changed unless it is identical in all of it.
+    if (!opts.everyRound) changedKeys = new Set([...keys].filter((key) => !identical(summaries.get(key), next.get(key))));
     summaries = next;
     if (stable) break;
   }
@@ -121,9 +128,26 @@ function interpret(ref: FnRef, base: Omit<Shared, "summaries" | "called" | "onHi
   return { ...run, summary: new FunctionInterpreter(shared, ref).run() };
 }
 
-function readsAny(reads: ReadonlyMap<string, unknown>, keys: ReadonlySet<string>): boolean {
-  for (const key of reads.keys()) if (keys.has(key)) return true;
-  return false;
+/** The functions (by index) whose latest interpretation looked up each summary key. */
+class Readers {
+  private readonly byKey = new Map<string, Set<number>>();
+
+  replace(i: number, before: Interpretation | undefined, after: Interpretation): void {
+    if (before === after) return;
+    for (const key of before?.reads.keys() ?? []) this.byKey.get(key)?.delete(i);
+    for (const key of after.reads.keys()) {
+      let set = this.byKey.get(key);
+      if (!set) this.byKey.set(key, (set = new Set()));
+      set.add(i);
+    }
+  }
+
+  /** Readers of any of `keys`, in function order. */
+  of(keys: Iterable<string>): number[] {
+    const out = new Set<number>();
+    for (const key of keys) for (const i of this.byKey.get(key) ?? []) out.add(i);
+    return [...out].sort((a, b) => a - b);
+  }
 }
 
 function hitKey(hit: Hit): string {
@@ -134,19 +158,6 @@ function hitKey(hit: Hit): string {
 function keepShortest(hits: Map<string, Hit>, key: string, hit: Hit): void {
   const old = hits.get(key);
   if (!old || hit.steps.length < old.steps.length) hits.set(key, hit);
-}
-
-/**
- * Keys whose summary is not exactly the one before: anything in it may change what a caller
- * computes (a trace step, a cleaned CWE, a constant), so the comparison is of all of it.
- */
-function changedSummaries(before: ReadonlyMap<string, Summary>, after: ReadonlyMap<string, Summary>): Set<string> {
-  const out = new Set<string>();
-  for (const [key, s] of after) {
-    const old = before.get(key);
-    if (!old || !identical(old, s)) out.add(key);
-  }
-  return out;
 }
 
 function sameSummaries(a: Map<string, Summary>, b: Map<string, Summary>): boolean {
