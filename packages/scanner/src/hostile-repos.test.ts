@@ -1,6 +1,6 @@
 /**
- * Hostile repositories through the real pipeline, as the worker runs it: cloneRepository into
- * a withWorkspace directory, listBlobs, then runAnalyzers with the real analyzers. Every
+ * Hostile repositories through the real pipeline, as the worker runs it: checkoutRepository
+ * (through a kept repository) into a withWorkspace directory, then runAnalyzers with the real analyzers. Every
  * repository is built here with the real git. What is checked throughout: nothing outside the
  * checkout is read or written, nothing from the repository runs (scripts would touch a file in
  * `markers/`), and each scan ends in a completed analysis or a short ScanInputError, with the
@@ -20,10 +20,9 @@ import { dirname, join } from "node:path";
 import { spawnSync } from "node:child_process";
 import type { NormalizedFinding } from "@ax/contracts";
 import { MemoryAnalysisCache } from "./cache";
-import { cloneRepository } from "./clone";
+import { checkoutRepository, cloneRepository } from "./clone";
 import { ScanInputError } from "./errors";
 import { hardenedGitConfig, hardenedGitEnv } from "./git/hardening";
-import { listBlobs } from "./git/inspect";
 import type { ResolveHost } from "./git/resolve-host";
 import {
   connectionRecorder, fastImportCommit, gitIn, hashBlob, initRepo, loopbackHostsName, mktreeCommit, removeTree, walk, writeZeroBlob, type TreeEntry,
@@ -74,6 +73,8 @@ interface ScanOutcome {
   workspaceLeft: boolean;
 }
 
+let projects = 0;
+
 /** The worker's sequence. `inCheckout` runs after the analyzers, before the workspace goes. */
 async function scanRepo(url: string, opts: { maxRepoBytes?: number; analyzerTimeoutMs?: number; onCheckout?: (checkout: string) => void; inCheckout?: (checkout: string) => Promise<void> } = {}): Promise<ScanOutcome> {
   const started = performance.now();
@@ -84,8 +85,10 @@ async function scanRepo(url: string, opts: { maxRepoBytes?: number; analyzerTime
     result = await withWorkspace(workspaces, async (dir) => {
       checkout = join(dir, "src");
       opts.onCheckout?.(checkout);
-      await cloneRepository({ gitUri: url, dest: checkout, allowInsecure: true, timeoutMs: 300_000, maxRepoBytes: opts.maxRepoBytes ?? 64 * MIB });
-      const blobs = await listBlobs(checkout);
+      // As the worker does: through a repository kept for the project (kept-repo.ts), here
+      // a new one per scan, outside the workspaces.
+      const stateDir = join(root, "state", `project-${++projects}`);
+      const { blobs } = await checkoutRepository({ gitUri: url, dest: checkout, allowInsecure: true, timeoutMs: 300_000, maxRepoBytes: opts.maxRepoBytes ?? 64 * MIB, stateDir });
       const analysis = await runAnalyzers({
         dir: checkout, timeoutMs: opts.analyzerTimeoutMs ?? 120_000, maxOutputBytes: 16 * MIB, blobs, cache: new MemoryAnalysisCache(),
       });

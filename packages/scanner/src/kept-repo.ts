@@ -93,34 +93,43 @@ export interface TreeEntry {
 const SLASH = Buffer.from("/");
 
 /**
- * Fills `dest` with hard links to the kept checkout's files, for exactly the tree's entries
- * (a file in the kept checkout that the tree does not list is never linked). Submodules are
- * the empty directories git would have made. Nothing is written to a linked file by the
- * scan; if anything ever did, the kept checkout's index notices (its stat data no longer
- * match) and git rewrites that file before the next scan links it again.
+ * Fills `dest` with hard links to the files git checked out in the kept work tree, walking it
+ * as git left it (a tree can name one path twice, as a file and as a directory; git decides
+ * which one is written, and dest mirrors that) but taking only paths the tree lists: a file in
+ * the kept checkout that the tree does not name never reaches a scan. Submodules are the
+ * empty directories git made. Nothing is written to a linked file by the scan; if anything
+ * ever did, the kept index notices (its stat data no longer match) and git rewrites that
+ * file from the object store before the next scan links it again.
  */
 export async function linkCheckout(workTree: string, dest: string, entries: readonly TreeEntry[]): Promise<void> {
-  const from = Buffer.from(workTree);
-  const to = Buffer.from(dest);
+  // latin1 maps bytes to code units one to one: a set key for a name without changing it.
+  const files = new Set<string>();
   const dirs = new Set<string>();
-  const files: Buffer[] = [];
   for (const e of entries) {
     if (e.mode === "160000") dirs.add(e.path.toString("latin1"));
-    else files.push(e.path);
+    else files.add(e.path.toString("latin1"));
     for (let i = e.path.indexOf(SLASH); i !== -1; i = e.path.indexOf(SLASH, i + 1)) dirs.add(e.path.subarray(0, i).toString("latin1"));
   }
-  // latin1 maps bytes to code units one to one: a set key and back without changing a name.
-  const byDepth = new Map<number, Buffer[]>();
-  for (const d of dirs) {
-    const depth = d.split("/").length;
-    byDepth.set(depth, [...(byDepth.get(depth) ?? []), Buffer.from(d, "latin1")]);
-  }
   await mkdir(dest, { recursive: true });
-  for (const depth of [...byDepth.keys()].sort((a, b) => a - b)) {
-    await Promise.all((byDepth.get(depth) ?? []).map((d) => mkdir(Buffer.concat([to, SLASH, d])).catch(tooLong)));
+  const pending: Buffer[] = [Buffer.alloc(0)];
+  while (pending.length > 0) {
+    const rel = pending.pop() as Buffer;
+    const at = (root: string) => (rel.length > 0 ? Buffer.concat([Buffer.from(root), SLASH, rel]) : Buffer.from(root));
+    const links: Promise<void>[] = [];
+    for (const entry of await readdir(at(workTree), { withFileTypes: true, encoding: "buffer" }).catch(tooLong)) {
+      const path = rel.length > 0 ? Buffer.concat([rel, SLASH, entry.name]) : entry.name;
+      const key = path.toString("latin1");
+      if (entry.isDirectory()) {
+        if (!dirs.has(key)) continue;
+        await mkdir(Buffer.concat([Buffer.from(dest), SLASH, path])).catch(tooLong);
+        pending.push(path);
+      } else if (files.has(key)) {
+        // All of a directory's links at once: libuv's pool bounds them, each is one short call.
+        links.push(linkFile(Buffer.concat([Buffer.from(workTree), SLASH, path]), Buffer.concat([Buffer.from(dest), SLASH, path])));
+      }
+    }
+    await Promise.all(links);
   }
-  // All at once: libuv's pool bounds the concurrency, and each link is a short system call.
-  await Promise.all(files.map((p) => linkFile(Buffer.concat([from, SLASH, p]), Buffer.concat([to, SLASH, p]))));
 }
 
 async function linkFile(source: Buffer, target: Buffer): Promise<void> {
