@@ -58,6 +58,25 @@ describe("a rescan through the kept repository", () => {
     expect(result.blobs.get("a.py")).toBe(git(src.path, ["rev-parse", "HEAD:a.py"]).trim());
   });
 
+  it("follows a path that changes between file, directory and link from one commit to the next", async () => {
+    const src = makeRepo(root, "src-types", { "a": "file\n", "b/inner.py": "print(1)\n" });
+    const state = join(root, "state-types");
+    await checkoutRepository(opts(state, src.url));
+    git(src.path, ["rm", "-q", "-r", "a", "b"]);
+    commitFiles(src.path, { "a/inner.py": "print(2)\n", "b": { symlink: "/etc" } }, "swap");
+    const swapped = opts(state, src.url);
+    await checkoutRepository(swapped);
+    expect(read(swapped.dest, "a/inner.py")).toBe("print(2)\n");
+    expect(lstatSync(join(swapped.dest, "b")).isFile()).toBe(true);
+    expect(read(swapped.dest, "b")).toBe("/etc");
+    git(src.path, ["rm", "-q", "-r", "a", "b"]);
+    commitFiles(src.path, { "a": "file again\n" }, "back");
+    const back = opts(state, src.url);
+    await checkoutRepository(back);
+    expect(readdirSync(back.dest)).toEqual(["a"]);
+    expect(read(back.dest, "a")).toBe("file again\n");
+  });
+
   it("keeps nothing the remote controls: one ref of ours, no remote, no hooks, no FETCH_HEAD", async () => {
     const src = makeRepo(root, "src-nothing-kept", { "a.py": "print(1)\n" });
     git(src.path, ["tag", "v1"]);
