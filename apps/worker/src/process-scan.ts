@@ -59,7 +59,8 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
   }
   // Anonymous callers never get the insecure policy that a deployment may grant its members
   // (ALLOW_INSECURE_GIT_URLS skips the internal-address check after DNS resolution).
-  const allowInsecure = (await isPublicOrganization(db, scan.organization_id)) ? config.publicScan.allowInsecure : config.scan.allowInsecureGitUrls;
+  const publicScan = await isPublicOrganization(db, scan.organization_id);
+  const allowInsecure = publicScan ? config.publicScan.allowInsecure : config.scan.allowInsecureGitUrls;
   const running = await markRunning(db, scan.id);
   if (!running) return "discarded";
 
@@ -89,7 +90,8 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
     const result = earlier ?? await withWorkspace(config.worker.workspaceDir, async (dir) => {
       const checkout = `${dir}/src`;
       log.info("cloning");
-      // Kept per organization and project on this worker, like the analyzers' state below.
+      // Kept per organization and project on this worker, like the analyzers' state below. Not
+      // the repository of a public scan: one-off projects would each keep a copy on disk.
       const stateDir = join(config.worker.workspaceDir, ".analyzer-state", scan.organization_id, scan.project_id);
       const cloned = await checkoutRepository({
         gitUri: scan.git_uri,
@@ -99,7 +101,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         timeoutMs: config.scan.timeoutMs,
         maxRepoBytes: config.scan.maxRepoBytes,
         signal: abort.signal,
-        stateDir,
+        ...(publicScan ? {} : { stateDir }),
         // Diff-aware scans: what changed since the baseline decides which findings are new.
         ...(scan.baseline_commit ? { baseline: scan.baseline_commit } : {}),
       });
