@@ -204,6 +204,31 @@ describe("a kept repository that cannot be trusted", () => {
   });
 });
 
+describe("kept repositories are per organization and project", () => {
+  it("another project (or organization) scanning the same URL gets a repository of its own", async () => {
+    const src = makeRepo(root, "src-projects", { "a.py": "print(1)\n" });
+    const [p1, p2] = [join(root, "state-projects", "org-1", "project-1"), join(root, "state-projects", "org-2", "project-1")];
+    await checkoutRepository(opts(p1, src.url));
+    commitFiles(src.path, { "b.py": "print(2)\n" });
+    await checkoutRepository(opts(p2, src.url));
+    await checkoutRepository(opts(p1, src.url));
+    // p1 fetched twice into its own; p2 started from nothing.
+    expect([packs(p1), packs(p2)]).toEqual([2, 1]);
+  });
+
+  it("a claimed copy left by a worker that died is removed once older than the limit", async () => {
+    const state = join(root, "state-abandoned");
+    const src = makeRepo(root, "src-abandoned", { "a.py": "print(1)\n" });
+    await checkoutRepository(opts(state, src.url));
+    const abandoned = join(state, "git-repo.busy-0123456789ab");
+    git(root, ["init", "-q", "--bare", abandoned]);
+    await new Promise((r) => setTimeout(r, 20));
+    const repo = await claimKeptRepo(state, "unused", 10);
+    expect(existsSync(abandoned)).toBe(false);
+    await discardKeptRepo(repo);
+  });
+});
+
 describe("concurrent scans of one project", () => {
   it("never share a kept repository: one claims it, the other starts from an empty one", async () => {
     const src = makeRepo(root, "src-claim", { "a.py": "print(1)\n" });
