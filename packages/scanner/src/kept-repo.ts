@@ -111,25 +111,27 @@ export async function linkCheckout(workTree: string, dest: string, entries: read
     for (let i = e.path.indexOf(SLASH); i !== -1; i = e.path.indexOf(SLASH, i + 1)) dirs.add(e.path.subarray(0, i).toString("latin1"));
   }
   await mkdir(dest, { recursive: true });
-  const pending: Buffer[] = [Buffer.alloc(0)];
-  while (pending.length > 0) {
-    const rel = pending.pop() as Buffer;
-    const at = (root: string) => (rel.length > 0 ? Buffer.concat([Buffer.from(root), SLASH, rel]) : Buffer.from(root));
-    const links: Promise<void>[] = [];
-    for (const entry of await readdir(at(workTree), { withFileTypes: true, encoding: "buffer" }).catch(tooLong)) {
+  const from = Buffer.from(workTree);
+  const to = Buffer.from(dest);
+  // Sibling directories at once: creating an entry is the slow part, and they do not depend
+  // on each other (a directory only on its parent, made before its walk starts).
+  const walk = async (rel: Buffer): Promise<void> => {
+    const under = (root: Buffer) => (rel.length > 0 ? Buffer.concat([root, SLASH, rel]) : root);
+    const work: Promise<void>[] = [];
+    for (const entry of await readdir(under(from), { withFileTypes: true, encoding: "buffer" }).catch(tooLong)) {
       const path = rel.length > 0 ? Buffer.concat([rel, SLASH, entry.name]) : entry.name;
       const key = path.toString("latin1");
       if (entry.isDirectory()) {
-        if (!dirs.has(key)) continue;
-        await mkdir(Buffer.concat([Buffer.from(dest), SLASH, path])).catch(tooLong);
-        pending.push(path);
+        if (dirs.has(key)) work.push(mkdir(Buffer.concat([to, SLASH, path])).then(() => walk(path), tooLong));
       } else if (files.has(key)) {
-        // All of a directory's links at once: libuv's pool bounds them, each is one short call.
-        links.push(linkFile(Buffer.concat([Buffer.from(workTree), SLASH, path]), Buffer.concat([Buffer.from(dest), SLASH, path])));
+        work.push(linkFile(Buffer.concat([from, SLASH, path]), Buffer.concat([to, SLASH, path])));
       }
     }
-    await Promise.all(links);
-  }
+    // Settled, not all: on a failure nothing may still be writing when dest is removed.
+    const failed = (await Promise.allSettled(work)).find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
+  };
+  await walk(Buffer.alloc(0));
 }
 
 async function linkFile(source: Buffer, target: Buffer): Promise<void> {
