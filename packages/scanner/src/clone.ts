@@ -100,11 +100,12 @@ export async function checkoutRepository(opts: CloneOptions): Promise<CheckoutRe
   };
   const clone: Clone = { session, opts, url: checked.url, dest, limits };
   try {
-    if (opts.stateDir === undefined) {
-      await runGit(session, ["init", "--quiet", "--template=", "--", dest]);
-      return await fetchAndCheckout(clone, { gitDir: join(dest, ".git"), workTree: dest, reused: false });
-    }
-    return await keptClone(clone, opts.stateDir, destExisted);
+    // The kept repository is only a speed-up: a state directory that cannot be used means a
+    // clone of the usual kind.
+    const kept = opts.stateDir === undefined ? null : await claimKeptRepo(opts.stateDir, checked.url, 2 * opts.timeoutMs).catch(() => null);
+    if (kept && opts.stateDir !== undefined) return await keptClone(clone, kept, opts.stateDir, destExisted);
+    await runGit(session, ["init", "--quiet", "--template=", "--", dest]);
+    return await fetchAndCheckout(clone, { gitDir: join(dest, ".git"), workTree: dest, reused: false });
   } catch (err) {
     // Never delete a directory we did not create (a caller mistake must not cost their files).
     if (!destExisted) await removeTree(dest).catch(() => undefined);
@@ -133,8 +134,8 @@ interface Layout {
 const BASELINE_MISSING = "The baseline commit could not be fetched from the repository.";
 
 /** The clone through the project's kept repository; put back only when the clone completed. */
-async function keptClone(clone: Clone, stateDir: string, destExisted: boolean): Promise<CheckoutResult> {
-  let repo = await claimKeptRepo(stateDir, clone.url, 2 * clone.opts.timeoutMs);
+async function keptClone(clone: Clone, claimed: KeptRepo, stateDir: string, destExisted: boolean): Promise<CheckoutResult> {
+  let repo = claimed;
   try {
     const result = await intoKeptRepo(clone, repo).catch(async (err: unknown) => {
       await discardKeptRepo(repo);

@@ -161,6 +161,15 @@ describe("a kept repository that cannot be trusted", () => {
     expect(read(o.dest, "a.py")).toBe("print(1)\n");
   });
 
+  it("clones as usual when the state directory cannot be used", async () => {
+    const src = makeRepo(root, "src-nostate", { "a.py": "print(1)\n" });
+    const blocker = join(root, "state-is-a-file");
+    writeFileSync(blocker, "");
+    const o = opts(join(blocker, "org", "project"), src.url);
+    await expect(checkoutRepository(o)).resolves.toMatchObject({ commit: src.head });
+    expect(read(o.dest, "a.py")).toBe("print(1)\n");
+  });
+
   it("falls back to a fresh clone when its git directory is gone", async () => {
     const src = makeRepo(root, "src-nogit", { "a.py": "print(1)\n" });
     const state = join(root, "state-nogit");
