@@ -139,9 +139,10 @@ async function keptClone(clone: Clone, claimed: KeptRepo, stateDir: string, dest
   try {
     const result = await intoKeptRepo(clone, repo).catch(async (err: unknown) => {
       await discardKeptRepo(repo);
-      // A kept repository that fails is not trusted to say why: once more from nothing,
-      // unless a limit fired or the repository's content was refused.
-      if (!repo.reused || clone.limits.reason || err instanceof ScanInputError) throw err;
+      // A kept repository that fails is not trusted to say why (a corrupt one can look like
+      // an empty repository or a missing baseline): once more from nothing, unless a limit
+      // fired. A refusal of the content costs a second fetch, once: its repository is gone.
+      if (!repo.reused || clone.limits.reason) throw err;
       if (!destExisted) await removeTree(clone.dest);
       repo = await emptyKeptRepo(stateDir);
       return intoKeptRepo(clone, repo);
