@@ -75,3 +75,23 @@ it("gives the same findings from lowered files it keeps, and follows a file that
   expect(key(changed)).toEqual(key(first).filter((k) => !k.startsWith("src/Users1.java:5:")));
   expect(key(changed)).not.toEqual(key(first));
 });
+
+it("analyses code whose names are those of Object.prototype's members (constructor, toString)", async () => {
+  const dir = join(root, "proto-names");
+  mkdirSync(dir, { recursive: true });
+  // Receivers and callees named like inherited members: the module's imports are looked up
+  // by these names, and must not find Object.prototype's functions.
+  writeFileSync(
+    join(dir, "app.js"),
+    `const { exec } = require("child_process");
+function handler(req, res) {
+  const cmd = constructor.build(req.query.cmd);
+  toString(cmd);
+  exec(req.query.cmd);
+}
+module.exports = { handler };
+`,
+  );
+  const findings = await analyzeCheckout(dir, ["app.js"]);
+  expect(findings.map((f) => [f.file, f.start_line, f.cwe_id])).toContainEqual(["app.js", 5, "CWE-78"]);
+});

@@ -521,7 +521,7 @@ export class FunctionInterpreter {
       if (own.length) return { precise: own, loose: [] };
       const local = p.byModule.get(this.module.file)?.get(e.callee) ?? [];
       if (local.length) return { precise: local, loose: [] };
-      const imported = this.module.imports[e.callee];
+      const imported = importOf(this.module, e.callee);
       const loose = imported ? (p.byName.get(e.callee) ?? []).filter((r) => !r.fn.cls) : [];
       return { precise: [], loose: loose.slice(0, 4) };
     }
@@ -534,8 +534,9 @@ export class FunctionInterpreter {
       const found = p.methods(cls, e.callee, true).filter(arity);
       if (found.length) return { precise: found, loose: [] };
     }
-    if (r.k === "var" && this.module.imports[r.name]) {
-      const mod = this.module.imports[r.name]!.split(/[./]/).pop();
+    const importedAs = r.k === "var" ? importOf(this.module, r.name) : undefined;
+    if (importedAs) {
+      const mod = importedAs.split(/[./]/).pop();
       const loose = (p.byName.get(e.callee) ?? []).filter((f) => !f.fn.cls && f.module.file.replace(/\.[^.]+$/, "").endsWith(mod ?? "\0"));
       if (loose.length) return { precise: [], loose: loose.slice(0, 4) };
     }
@@ -653,4 +654,12 @@ export class FunctionInterpreter {
     const line = this.s.lines(this.module.file)[loc.line - 1] ?? "";
     return { file: this.module.file, line: loc.line, column: loc.column, kind, label, code: line.trim().slice(0, 160) };
   }
+}
+
+/**
+ * What a module imported under `name`. Own keys only: a name such as `constructor` or
+ * `toString` in the analysed code would otherwise find Object.prototype's function.
+ */
+function importOf(module: ModuleIR, name: string): string | undefined {
+  return Object.hasOwn(module.imports, name) ? module.imports[name] : undefined;
 }
