@@ -139,6 +139,32 @@ it("deduplicates identical findings from two analyzers and reports progress", as
   expect(progress).toEqual([50, 100]);
 });
 
+it("runs two analyzers of the sequence at a time, a third after one ends, and keeps registry order", async () => {
+  const dir = join(root, "lanes-dir");
+  makeRepo(root, "lanes-dir", { "a.js": "eval(1);\n" });
+  const spans = new Map<string, [number, number]>();
+  const timed = (name: string, seconds: number): Analyzer => {
+    const inner = sleeper(name, seconds);
+    return {
+      ...inner,
+      async run(ctx) {
+        const started = performance.now();
+        const out = await inner.run(ctx);
+        spans.set(name, [started, performance.now()]);
+        return out;
+      },
+    };
+  };
+  const result = await runAnalyzers({ dir, timeoutMs: 10_000, maxOutputBytes: 1024, analyzers: [timed("first", 1), timed("second", 1), timed("third", 0.2)] });
+  expect(result.analyzers.map((a) => [a.name, a.status])).toEqual([["first", "completed"], ["second", "completed"], ["third", "completed"]]);
+  const [[a0, a1], [b0, b1], [c0]] = ["first", "second", "third"].map((n) => spans.get(n)!) as [number, number][];
+  // first and second overlap (each sleeps 1 s, both started before either ended) …
+  expect(b0).toBeLessThan(a1!);
+  expect(a0).toBeLessThan(b1!);
+  // … and third waited for a lane.
+  expect(c0).toBeGreaterThanOrEqual(Math.min(a1!, b1!) - 5);
+});
+
 it("runs the default registry whether or not the @ax/rules pack is installed yet", async () => {
   const dir = join(root, "default-dir");
   makeRepo(root, "default-dir", { "a.js": "const x = 1;\n" });
