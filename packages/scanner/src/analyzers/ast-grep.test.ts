@@ -1,6 +1,8 @@
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { astGrepAnalyzer } from "./ast-grep";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import type { NormalizedFinding } from "@ax/contracts";
+import { astGrepAnalyzer, ruleConfigFor } from "./ast-grep";
+import { loadRulePack } from "./rule-pack";
 import { AnalyzerFailedError, AnalyzerOutputLimitError, AnalyzerUnavailableError, type AnalyzerContext } from "./types";
 import { astGrepBinaryPath, writeFixtureRulePack } from "../test-support/ast-grep-fixture";
 import { analyzerContext, writeCheckout } from "../test-support/analyzer-fixture";
@@ -167,4 +169,49 @@ it("runs the tool with a minimal environment: no database URL or keys", async ()
   const env = readFileSync(envDump, "utf8");
   expect(env).not.toMatch(/DATABASE_URL|AI_API_KEY|secret/);
   expect(env).toMatch(/^HOME=/m);
+});
+
+describe("the shipped rule pack, loaded per language", () => {
+  const files = {
+    "web/app.js": "const { exec } = require('child_process');\nexports.run = (req) => exec(req.query.cmd);\nexports.e = (x) => eval(x);\n",
+    "tools/job.py": "import os, pickle\ndef run(cmd, blob):\n    os.system(cmd)\n    return pickle.loads(blob)\n",
+    "src/Run.java": "class Run {\n  void f(String x) throws Exception {\n    Runtime.getRuntime().exec(x);\n    java.security.MessageDigest.getInstance(\"MD5\");\n  }\n}\n",
+    "cmd/main.go": "package main\nimport (\"crypto/md5\"; \"os/exec\")\nfunc f(x string) { exec.Command(\"sh\", \"-c\", x).Run(); md5.New() }\n",
+    "lib/x.rb": "def f\n  eval(params[:code])\n  system(\"ls #{params[:dir]}\")\nend\n",
+  };
+  const key = (fs: NormalizedFinding[]) => fs.map((f) => `${f.file}:${f.start_line}:${f.rule_id}`).sort();
+
+  let loadedConfig = "";
+  beforeAll(async () => {
+    loadedConfig = (await loadRulePack())?.configPath ?? "";
+  });
+
+  it("gives each file the findings of the whole pack from a config with only its language's rules", async () => {
+    const pack = await loadRulePack();
+    if (!pack?.binary) throw new Error("the @ax/rules pack and its ast-grep binary are needed here");
+    const shipped = astGrepAnalyzer({ binary: pack.binary, configPath: pack.configPath });
+    const dir = checkout("per-language", { ...files, "native/x.c": "int main(void) { return 0; }\n" });
+    // A C file has no rule directory: the pack's own config, every rule.
+    const whole = await shipped.run(ctx(dir, [...Object.keys(files), "native/x.c"]));
+    // Every language's file has findings, so the comparison below covers each.
+    expect(new Set(whole.map((f) => f.file))).toEqual(new Set(Object.keys(files)));
+    const each = await Promise.all(Object.keys(files).map((f) => shipped.run(ctx(dir, [f]))));
+    expect(key(each.flat())).toEqual(key(whole));
+
+    const scratch = mkdtempSync(join(root, "cfg-"));
+    const config = readFileSync(await ruleConfigFor(pack.configPath, ["tools/job.py", "web/app.ts"], scratch), "utf8");
+    const block = /^ruleDirs:\n((?:[ \t]+- .+\n)+)/m.exec(config)?.[1] ?? "";
+    const ruleDirs = [...block.matchAll(/- "(.+)"/g)].map((m) => basename(m[1] ?? ""));
+    expect(ruleDirs.sort()).toEqual(["javascript", "python"]);
+    expect(config).toContain("languageGlobs:");
+    expect(await ruleConfigFor(pack.configPath, ["tools/job.py", "native/x.c"], scratch)).toBe(pack.configPath);
+  });
+
+  it("keeps one language per rule directory, which is what loading them per language relies on", () => {
+    const rules = join(dirname(loadedConfig), "rules");
+    for (const dir of readdirSync(rules)) {
+      const languages = new Set(readdirSync(join(rules, dir)).map((f) => /^language:\s*(\S+)/m.exec(readFileSync(join(rules, dir, f), "utf8"))?.[1]));
+      expect([dir, [...languages]]).toEqual([dir, [dir === "javascript" ? "Tsx" : expect.any(String)]]);
+    }
+  });
 });
