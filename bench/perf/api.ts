@@ -6,10 +6,13 @@ import autocannon from "autocannon";
 import { sql } from "kysely";
 import { createScan, findOrCreateProject, markRunning, storeScanResults } from "@ax/db";
 import type { NormalizedFinding } from "@ax/contracts";
+import { cpuBetween, cpuSnapshot, type CpuClasses, type CpuUse } from "./cpu";
+import { pgbenchCeiling } from "./pgbench";
 import { fmt, machine, machineLine, verdict, writeSection } from "./report";
 import { BENCH_ENV, createBenchStack, freePort, median, startApiProc, startProc, waitHttp } from "./stack";
 
 const CONNECTIONS = 50;
+const CPU_COLUMNS = ["API", "PostgreSQL", "Redis", "load generator", "everything else"];
 const SEEDED = 1_200;
 
 interface Load {
@@ -18,12 +21,18 @@ interface Load {
   p99: number;
   non2xx: number;
   errors: number;
+  cpu: CpuUse;
 }
 
-async function load(url: string, opts: Partial<autocannon.Options>, seconds: number): Promise<Load> {
+async function load(url: string, opts: Partial<autocannon.Options>, seconds: number, classes: CpuClasses): Promise<Load> {
+  const before = cpuSnapshot(classes);
   const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, ...opts });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+  const cpu = cpuBetween(before, cpuSnapshot(classes));
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpu };
 }
+
+/** CPU milliseconds per request of one class: cores busy × 1000 / requests per second. */
+const msPerRequest = (l: Load[], name: string) => median(l.map((x) => ((x.cpu.cores[name] ?? 0) * 1000) / Math.max(1, x.rps)));
 
 export function seedFinding(i: number): NormalizedFinding {
   const sev = ["CRITICAL", "HIGH", "MEDIUM", "LOW"][i % 4] as NormalizedFinding["severity"];
@@ -113,28 +122,38 @@ export async function benchApi(opts: { seconds: number; rounds: number; only?: s
 
     // --only <text>: just the endpoints whose name contains it (for profiling; writes no doc).
     if (opts.only) cases.splice(0, cases.length, ...cases.filter((c) => c.name.includes(opts.only ?? "")));
+    // CPU time by process during each run: the API, the bare server, PostgreSQL (every
+    // backend), Redis and this process, which is the load generator (autocannon runs here).
+    const classes: CpuClasses = {
+      pids: { API: apiProc.pid, "bare Express": hello.pid, "load generator": process.pid },
+      comms: { PostgreSQL: /^postgres/, Redis: /^redis-server/ },
+    };
     // Warm-up: JIT, pools, caches of both servers.
-    await load(helloUrl, {}, 2);
-    for (const c of cases) await load(apiProc.base + (c.path.includes("{") ? "/api/v2/health" : c.path), c.opts.requests ? {} : c.opts, 2);
+    await load(helloUrl, {}, 2, classes);
+    for (const c of cases) await load(apiProc.base + (c.path.includes("{") ? "/api/v2/health" : c.path), c.opts.requests ? {} : c.opts, 2, classes);
 
     const results: { name: string; api: Load[]; hello: Load[] }[] = cases.map((c) => ({ name: c.name, api: [], hello: [] }));
     for (let round = 0; round < opts.rounds; round++) {
       for (const [i, c] of cases.entries()) {
-        const h = await load(helloUrl, {}, opts.seconds);
-        const a = await load(apiProc.base + (c.path.includes("{") ? "/" : c.path), c.opts, opts.seconds);
+        const h = await load(helloUrl, {}, opts.seconds, classes);
+        const a = await load(apiProc.base + (c.path.includes("{") ? "/" : c.path), c.opts, opts.seconds, classes);
         results[i]?.hello.push(h);
         results[i]?.api.push(a);
         process.stderr.write(`${c.name}: ${fmt(a.rps)} rps p50 ${a.p50} ms p99 ${a.p99} ms (non-2xx ${a.non2xx}, errors ${a.errors}); hello ${fmt(h.rps)} rps\n`);
       }
     }
     const peak = apiProc.peakRssMiB();
+    // The database's own ceiling, after the API runs so that it cannot warm or cool them.
+    const ceiling = await pgbenchCeiling(stack.dbUrl, { clients: 10, seconds: opts.seconds });
     const history = await sql<{ n: string }>`select count(*)::text as n from finding_history where source = 'review'`.execute(handle.db);
     const after = machine();
 
     const rows = results.map((r) => {
       const rps = median(r.api.map((x) => x.rps));
       const base = median(r.hello.map((x) => x.rps));
-      return { name: r.name, rps, base, ratio: rps / base, p50: median(r.api.map((x) => x.p50)), p99: median(r.api.map((x) => x.p99)), bp99: median(r.hello.map((x) => x.p99)), non2xx: r.api.reduce((s, x) => s + x.non2xx, 0), errors: r.api.reduce((s, x) => s + x.errors, 0) };
+      const cpu = Object.fromEntries(CPU_COLUMNS.map((k) => [k, msPerRequest(r.api, k)]));
+      const bareCpu = msPerRequest(r.hello, "bare Express") + msPerRequest(r.hello, "load generator");
+      return { name: r.name, rps, base, ratio: rps / base, p50: median(r.api.map((x) => x.p50)), p99: median(r.api.map((x) => x.p99)), bp99: median(r.hello.map((x) => x.p99)), non2xx: r.api.reduce((s, x) => s + x.non2xx, 0), errors: r.api.reduce((s, x) => s + x.errors, 0), cpu, bareCpu };
     });
     const put = rows[0];
     const page = rows[1];
@@ -148,6 +167,16 @@ export async function benchApi(opts: { seconds: number; rounds: number; only?: s
       "| Endpoint | API req/s | Bare Express req/s | Ratio | API p50 | API p99 | Bare p99 | non-2xx |",
       "|---|--:|--:|--:|--:|--:|--:|--:|",
       ...rows.map((r) => `| \`${r.name}\` | ${fmt(r.rps)} | ${fmt(r.base)} | ${fmt(r.ratio * 100)}% | ${r.p50} ms | ${r.p99} ms | ${r.bp99} ms | ${r.non2xx + r.errors} |`),
+      "",
+      "CPU time per request, by process (from /proc, over each run; medians): where each request's cost lands on the two shared cores. \"Everything else\" is the machine's other busy time meanwhile (the kernel's softirq work for loopback traffic, other users' processes). The last column is the bare Express server's own total: its process plus the load generator.",
+      "",
+      `| Endpoint | ${CPU_COLUMNS.join(" | ")} | Total | Bare Express total |`,
+      `|---|${CPU_COLUMNS.map(() => "--:").join("|")}|--:|--:|`,
+      ...rows.map((r) => `| \`${r.name}\` | ${CPU_COLUMNS.map((k) => `${fmt(r.cpu[k] ?? 0, 2)} ms`).join(" | ")} | ${fmt(Object.values(r.cpu).reduce((a, b) => a + b, 0), 2)} ms | ${fmt(r.bareCpu, 2)} ms |`),
+      "",
+      ceiling
+        ? `PostgreSQL's own ceiling in the same run (\`pgbench -n -c ${ceiling.clients} -j 2 -T ${ceiling.seconds}\` against the bench's database, scale 1): **${fmt(ceiling.writeTps)} transactions/s** with \`-N\` (BEGIN; UPDATE a row; SELECT it; INSERT a history row; END — the shape of the PUT's transaction, from a C client), costing ${fmt(ceiling.writeCpuMs, 2)} ms of the machine's CPU per transaction (PostgreSQL and pgbench together; the API idle meanwhile); ${fmt(ceiling.selectTps)}/s with \`-S\` (one primary-key SELECT).${put ? ` 40% of the bare server's rate is ${fmt(put.base * 0.4)} PUTs/s; ${before.nproc} cores give each of them at most **${fmt((before.nproc * 1000) / (put.base * 0.4), 2)} ms of CPU** across all processes. A PUT costs ${fmt(Object.values(put.cpu).reduce((a, b) => a + b, 0), 2)} ms now (table above), ${fmt(put.cpu.PostgreSQL ?? 0, 2)} ms of it in PostgreSQL; pgbench's transaction of the same shape costs ${fmt(ceiling.writeCpuMs, 2)} ms and the bare Express request ${fmt(put.bareCpu, 2)} ms.` : ""}`
+        : "pgbench is not installed: PostgreSQL's own ceiling was not measured.",
       "",
       `The PUT runs changed the status of a finding each time (${history.rows[0]?.n ?? "?"} history rows written). API process peak RSS (VmHWM) over the whole run: **${fmt(peak)} MiB**.`,
       "",
