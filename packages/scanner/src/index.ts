@@ -22,7 +22,7 @@ export { loadRepoConfig, REPO_CONFIG_FILES, type RepoConfig } from "./repo-confi
 export { postprocess, findSuppression } from "./postprocess";
 export { MemoryAnalysisCache, type AnalysisCache, type CachedFinding } from "./cache";
 export { replacementDiff } from "./unified-diff";
-export { listBlobs, changedSince, parseUnifiedZero, isIntroduced, type ChangedLines } from "./git/inspect";
+export { parseUnifiedZero, isIntroduced, type ChangedLines } from "./git/inspect";
 export { banditAnalyzer } from "./analyzers/bandit";
 export { cppcheckAnalyzer } from "./analyzers/cppcheck";
 export { flawfinderAnalyzer } from "./analyzers/flawfinder";

@@ -7,7 +7,8 @@ import path from "node:path";
 import type { NormalizedFinding } from "@ax/contracts";
 import type { Analyzer } from "./analyzers/types";
 import { MemoryAnalysisCache } from "./cache";
-import { listBlobs, changedSince, isIntroduced, parseUnifiedZero } from "./git/inspect";
+import { checkoutRepository } from "./clone";
+import { isIntroduced, parseUnifiedZero } from "./git/inspect";
 import { runAnalyzers } from "./run";
 import { selectFiles } from "./selection";
 import { replacementDiff } from "./unified-diff";
@@ -26,6 +27,16 @@ afterAll(() => roots.forEach((r) => fs.rmSync(r, { recursive: true, force: true 
 
 const env = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t", GIT_CONFIG_NOSYSTEM: "1" };
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, env, encoding: "utf8" }).trim();
+/** path → blob id of every file in the repository's index (the analysis cache's keys). */
+function blobsOf(dir: string): Map<string, string> {
+  const blobs = new Map<string, string>();
+  for (const entry of git(dir, "ls-files", "-s", "-z").split("\0")) {
+    // "<mode> <blob> <stage>\t<path>"
+    const m = /^\d+ ([0-9a-f]{40,64}) \d\t(.+)$/s.exec(entry);
+    if (m?.[1] && m[2]) blobs.set(m[2], m[1]);
+  }
+  return blobs;
+}
 function commitAll(dir: string, msg: string) {
   git(dir, "add", "-A");
   git(dir, "commit", "-q", "-m", msg);
@@ -112,13 +123,13 @@ describe("runAnalyzers", () => {
     commitAll(dir, "first");
     const cache = new MemoryAnalysisCache();
     const r = recorder("py", ["python"]);
-    const first = await run(dir, [r.analyzer], { cache, blobs: await listBlobs(dir) });
+    const first = await run(dir, [r.analyzer], { cache, blobs: blobsOf(dir) });
     expect(first.findings).toHaveLength(4);
     expect(first.analyzers[0]).toMatchObject({ files: 4, cached_files: 0 });
 
     fs.writeFileSync(path.join(dir, "b.py"), "two, changed\n");
     commitAll(dir, "second");
-    const second = await run(dir, [r.analyzer], { cache, blobs: await listBlobs(dir) });
+    const second = await run(dir, [r.analyzer], { cache, blobs: blobsOf(dir) });
     expect(r.calls[1]).toEqual(["b.py"]);
     expect(second.analyzers[0]).toMatchObject({ files: 4, cached_files: 3, status: "completed" });
     expect(second.findings.map((f) => f.file).sort()).toEqual(["a.py", "b.py", "c.py", "copy.py"]);
@@ -134,7 +145,7 @@ describe("runAnalyzers", () => {
     git(dir, "init", "-q");
     commitAll(dir, "c");
     const cache = new MemoryAnalysisCache();
-    const result = await run(dir, [recorder("py", ["python"]).analyzer], { cache, blobs: await listBlobs(dir) });
+    const result = await run(dir, [recorder("py", ["python"]).analyzer], { cache, blobs: blobsOf(dir) });
     expect(result.findings[0]).toMatchObject({ suppression: { kind: "inline" }, sources: [{ analyzer: "py" }] });
     result.findings[0]!.dataflow = { status: "unconfirmed", trace: [] };
     const [entry] = [...cache.entries.values()];
@@ -148,7 +159,7 @@ describe("runAnalyzers", () => {
     commitAll(dir, "c");
     const cache = new MemoryAnalysisCache();
     const failing: Analyzer = { name: "f", languages: ["python"], cacheable: true, version: async () => "1", run: async () => { throw new Error("boom"); } };
-    await run(dir, [failing], { cache, blobs: await listBlobs(dir) });
+    await run(dir, [failing], { cache, blobs: blobsOf(dir) });
     expect(cache.entries.size).toBe(0);
   });
 
@@ -220,24 +231,26 @@ describe("unified diffs", () => {
 });
 
 describe("diff-aware scans", () => {
-  it("finds the lines changed since a baseline commit in a shallow clone", async () => {
+  it("finds the lines changed since a baseline commit in a shallow clone (checkoutRepository)", async () => {
     const origin = tree({ "a.py": "1\n2\n3\n", "b.py": "x\n" });
     git(origin, "init", "-q");
     const base = commitAll(origin, "base");
     fs.writeFileSync(path.join(origin, "a.py"), "1\nTWO\n3\n4\n");
     fs.writeFileSync(path.join(origin, "new.py"), "n\n");
     commitAll(origin, "change");
-    const clone = fs.mkdtempSync(path.join(os.tmpdir(), "ax-clone-"));
-    roots.push(clone);
-    git(clone, "clone", "-q", "--depth=1", `file://${origin}`, ".");
-    const changed = await changedSince(clone, base, { allowInsecure: true });
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "ax-clone-"));
+    roots.push(scratch);
+    const checkout = (dest: string, baseline: string) =>
+      checkoutRepository({ gitUri: `file://${origin}`, dest: path.join(scratch, dest), allowInsecure: true, timeoutMs: 30_000, maxRepoBytes: 1 << 20, baseline });
+    const { changed } = await checkout("one", base);
+    if (!changed) throw new Error("a baseline was given: changed lines expected");
     expect(changed.get("a.py")).toEqual([[2, 2], [4, 4]]);
     expect(changed.get("new.py")).toBe("all");
     expect(changed.has("b.py")).toBe(false);
     expect(isIntroduced(changed, "a.py", 2, 2)).toBe(true);
     expect(isIntroduced(changed, "a.py", 3, 3)).toBe(false);
     expect(isIntroduced(changed, "new.py", 1, 1)).toBe(true);
-    await expect(changedSince(clone, "0".repeat(40), { allowInsecure: true })).rejects.toThrow(/baseline commit could not be fetched/);
+    await expect(checkout("two", "0".repeat(40))).rejects.toThrow(/baseline commit could not be fetched/);
   });
 
   it("parses quoted paths and pure deletions", () => {

@@ -39,7 +39,7 @@ export interface RunAnalyzersOptions {
   analyzers?: Analyzer[];
   /** Per-file result cache for cacheable analyzers; needs `blobs`. */
   cache?: AnalysisCache;
-  /** Git blob id of each repo-relative path (see listBlobs). */
+  /** Git blob id of each repo-relative path (checkoutRepository's `blobs`). */
   blobs?: ReadonlyMap<string, string>;
   /**
    * The checkout's commit. With `cache`, an earlier analysis of this commit by the same
