@@ -248,12 +248,15 @@ export type FindingOrder = "severity" | "ai_confidence" | "-ai_confidence";
  */
 export type FindingListRow = Omit<Finding, "raw" | "fix" | "triaged_fields"> & { has_fix: boolean };
 
-const LIST_COLUMNS = [
-  "id", "scan_id", "organization_id", "project_id", "analyzer", "rule_id", "title", "message", "cwe_id", "cwe_name", "owasp", "file",
-  "start_line", "end_line", "start_column", "end_column", "snippet", "fingerprint", "first_seen_scan_id", "baseline_state", "status",
-  "reason", "remediation", "severity", "impact", "likelihood", "confidence", "severity_rank", "version", "sources", "suppression",
-  "introduced", "dataflow", "ai_class", "ai_confidence", "ai_model", "created_at", "updated_at",
-] as const satisfies readonly (keyof FindingListRow)[];
+/** Every column of a list row, as a record so that a column added to findings must be listed here (or omitted above). */
+const LISTED: Record<Exclude<keyof FindingListRow, "has_fix">, true> = {
+  id: true, scan_id: true, organization_id: true, project_id: true, analyzer: true, rule_id: true, title: true, message: true, cwe_id: true,
+  cwe_name: true, owasp: true, file: true, start_line: true, end_line: true, start_column: true, end_column: true, snippet: true,
+  fingerprint: true, first_seen_scan_id: true, baseline_state: true, status: true, reason: true, remediation: true, severity: true,
+  impact: true, likelihood: true, confidence: true, severity_rank: true, version: true, sources: true, suppression: true, introduced: true,
+  dataflow: true, ai_class: true, ai_confidence: true, ai_model: true, created_at: true, updated_at: true,
+};
+const LIST_COLUMNS = Object.keys(LISTED) as (keyof typeof LISTED)[];
 
 export function listFindings(
   db: Db,
