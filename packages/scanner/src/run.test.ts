@@ -120,6 +120,38 @@ it("throws an AbortError promptly when the caller cancels, and kills the running
   expect(() => process.kill(pids[0] as number, 0)).toThrow(); // the sleep is gone
 });
 
+it("observes an analyzer's own rejection when the scan was stopped just before it ran (no unhandled rejection)", async () => {
+  const dir = join(root, "stopped-before-run");
+  makeRepo(root, "stopped-before-run", { "a.js": "eval(1);\n" });
+  const controller = new AbortController();
+  // The caller stops the scan while the analyzer's cached results are being read: run() is
+  // then called with a signal that has fired, and rejects a moment later as it notices.
+  const cache = new (class extends MemoryAnalysisCache {
+    override async get(analyzer: string, version: string, blobs: readonly string[]) {
+      controller.abort();
+      return super.get(analyzer, version, blobs);
+    }
+  })();
+  const noticing: Analyzer = {
+    name: "noticing", languages: "*", cacheable: true, version: async () => "1.0",
+    run: async (ctx) => {
+      await new Promise((r) => setTimeout(r, 20));
+      throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error("stopped");
+    },
+  };
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    const err = await runAnalyzers({ dir, timeoutMs: 10_000, maxOutputBytes: 1024, signal: controller.signal, analyzers: [noticing], cache, blobs: new Map([["a.js", "b".repeat(40)]]) }).catch((e: unknown) => e);
+    expect(isAbortError(err)).toBe(true);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(unhandled).toEqual([]);
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
+  }
+});
+
 it("deduplicates identical findings from two analyzers and reports progress", async () => {
   const dir = join(root, "dedupe-dir");
   makeRepo(root, "dedupe-dir", { "a.js": "eval(1);\n" });

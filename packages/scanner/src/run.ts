@@ -272,7 +272,12 @@ class AnalyzerLimit {
 
 /** Rejects with the signal's reason as soon as it fires, even if the analyzer ignores it. */
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // The work started before this call (the scan was stopped meanwhile): its own rejection,
+    // when it notices the signal, must still be observed, or it is an unhandled rejection.
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
