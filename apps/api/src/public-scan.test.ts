@@ -145,8 +145,12 @@ describe("retention", () => {
     await storeScanResults(db, { scanId: scan.id, projectId: project.id, organizationId, findings: [finding(1), finding(2)], analyzers: [], languages: [] });
     return scan.id;
   }
-  // created_at is write-once in the row types; a test moves it back in time by hand.
-  const age = (h: ApiHarness, scanId: string, hours: number) => sql`UPDATE scans SET created_at = now() - make_interval(hours => ${hours}) WHERE id = ${scanId}`.execute(h.stack.handle.db);
+  // created_at is write-once in the row types; a test moves it back in time by hand, the
+  // scan's project with it (a project is never younger than its scans).
+  const age = async (h: ApiHarness, scanId: string, hours: number) => {
+    await sql`UPDATE scans SET created_at = now() - make_interval(hours => ${hours}) WHERE id = ${scanId}`.execute(h.stack.handle.db);
+    await sql`UPDATE projects SET created_at = now() - make_interval(hours => ${hours}) WHERE id = (SELECT project_id FROM scans WHERE id = ${scanId})`.execute(h.stack.handle.db);
+  };
   const rows = async (h: ApiHarness, scanId: string) => ({
     scans: (await h.stack.handle.db.selectFrom("scans").select("id").where("id", "=", scanId).execute()).length,
     findings: (await h.stack.handle.db.selectFrom("findings").select("id").where("scan_id", "=", scanId).execute()).length,
@@ -176,6 +180,12 @@ describe("retention", () => {
     // Idempotent: nothing left to delete.
     const deps = { db: e2e.stack.handle.db, config: e2e.stack.config, logger: e2e.deps.logger };
     expect(await expirePublicScans(deps)).toEqual({ scans: 0, findings: 0, projects: 0 });
+    // A project just created for a public scan whose row is not inserted yet stays: deleting it
+    // would make that scan's insert fail.
+    const publicOrg = await ensureInternalOrganization(e2e.stack.handle.db, PUBLIC_ORG_KEY);
+    const starting = await findOrCreateProject(e2e.stack.handle.db, { ...publicOrg, gitUrl: "file:///starting-public", name: "s" });
+    expect(await expirePublicScans(deps)).toEqual({ scans: 0, findings: 0, projects: 0 });
+    expect(await e2e.stack.handle.db.selectFrom("projects").select("id").where("id", "=", starting.id).execute()).toHaveLength(1);
     const later = await seed(e2e, "file:///later-public");
     expect(await expirePublicScans(deps, new Date(Date.now() + 25 * 3_600_000))).toMatchObject({ findings: expect.any(Number) });
     expect(await rows(e2e, later)).toEqual({ scans: 0, findings: 0 });
