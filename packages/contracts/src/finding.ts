@@ -10,6 +10,29 @@ export type FindingStatus = (typeof FINDING_STATUSES)[number];
 export type Severity = (typeof SEVERITIES)[number];
 export type Level = (typeof LEVELS)[number];
 
+/**
+ * A finding still needs attention while its status is one of these (and it is present and not
+ * suppressed in the source): what a scan's counts by severity count and `ax scan --fail-on` gates on.
+ */
+export const OPEN_STATUSES = ["TO REVIEW", "TRUE POSITIVE"] as const satisfies readonly FindingStatus[];
+
+/**
+ * A scan's `counts` key for each status of its present, unsuppressed findings. FIXED here is a
+ * reviewer's word on a finding the scan still reports, hence `marked_fixed`; findings that
+ * disappeared are counted in `fixed`. A Record, so that a new status needs a key.
+ */
+export const STATUS_COUNT_KEYS = {
+  "TO REVIEW": "to_review",
+  "TRUE POSITIVE": "true_positive",
+  "FALSE POSITIVE": "false_positive",
+  "ACCEPTED RISK": "accepted_risk",
+  FIXED: "marked_fixed",
+} as const satisfies Record<FindingStatus, string>;
+
+/** Every key of a scan's counts (docs: COUNTS_DESCRIPTION in apps/api/src/http/schemas.ts). */
+export const SCAN_COUNT_KEYS = [...SEVERITIES, "total", "new", "fixed", "suppressed", "introduced", ...Object.values(STATUS_COUNT_KEYS)] as const;
+export type ScanCountKey = (typeof SCAN_COUNT_KEYS)[number];
+
 export function canonicalLabel(value: string): string {
   return value.trim().replace(/[_\-\s]+/g, " ").toUpperCase();
 }
@@ -81,6 +104,50 @@ export interface NormalizedFinding {
   introduced?: boolean;
   /** The taint analysis's verdict on this place (dataflow/): its trace, or that it found none. */
   dataflow?: FindingDataflow;
+  /** What identity matching reads of the finding's surroundings (scanner's locator.ts). */
+  locator?: FindingLocator;
+}
+
+/**
+ * How a finding is recognised in another commit when git's line mapping cannot place it: the
+ * digest of its matched code without whitespace, its enclosing declarations (innermost last,
+ * normalized), and the digest of the nearest lines around it.
+ */
+export interface FindingLocator {
+  code: string;
+  scope: string;
+  context: string;
+}
+
+/**
+ * Where the lines of one commit went in another, from `git diff --find-renames --unified=0`:
+ * per path of `from` that changed, its path in `to` and its changed hunks as
+ * [oldStart, oldCount, newStart, newCount]; null for a deleted (or binary-changed) file.
+ * A path that is not listed is unchanged.
+ */
+export interface CommitLineMap {
+  from: string;
+  to: string;
+  files: Record<string, { path: string; hunks: [number, number, number, number][] } | null>;
+}
+
+/** Where line `line` (1-based) of `file` in the map's `from` commit is in its `to` commit; null when it changed or its file is gone. */
+export function mapLine(map: CommitLineMap, file: string, line: number): { file: string; line: number } | null {
+  if (!Object.hasOwn(map.files, file)) return { file, line };
+  const entry = map.files[file];
+  if (!entry) return null;
+  let shift = 0;
+  for (const [oldStart, oldCount, , newCount] of entry.hunks) {
+    if (oldCount > 0) {
+      if (line < oldStart) break;
+      if (line < oldStart + oldCount) return null;
+    } else if (line <= oldStart) {
+      // With --unified=0 a pure insertion is "-a,0": its lines follow old line a.
+      break;
+    }
+    shift += newCount - oldCount;
+  }
+  return { file: entry.path, line: line + shift };
 }
 
 /**

@@ -1,8 +1,10 @@
 import { sql } from "kysely";
-import { TRIAGE_FIELDS, type AnalyzerRun, type FindingDataflow, type FindingUpdateBody, type NormalizedFinding, type TriageField } from "@ax/contracts";
+import { TRIAGE_FIELDS, type AnalyzerRun, type CommitLineMap, type FindingDataflow, type FindingUpdateBody, type NormalizedFinding, type TriageField } from "@ax/contracts";
 import type { Db } from "./client";
 import { newId } from "./ids";
-import type { Finding, FindingHistory, NewFinding } from "./schema";
+import { matchFindings } from "./identity";
+import { selectReferences } from "./references";
+import type { Finding, FindingHistory, NewFinding, ScanNotice } from "./schema";
 
 const INSERT_CHUNK = 250;
 
@@ -17,6 +19,8 @@ export interface StoreResultsInput {
   selection?: Record<string, unknown>;
   /** The review model's label per fingerprint (auto-triage). */
   aiLabels?: ReadonlyMap<string, { class: string; confidence: number; model: string }>;
+  /** Git's line mapping from the reference scans' commits to this scan's (clone's lineMaps). */
+  lineMaps?: readonly CommitLineMap[];
 }
 
 export interface StoreResultsOutcome {
@@ -24,40 +28,70 @@ export interface StoreResultsOutcome {
   counts: Record<string, number>;
 }
 
+type Changes = Record<string, { from: string | null; to: string | null }>;
+
 /**
  * Writes a scan's findings and completes it, in one transaction, exactly once: the scan row
  * is locked and must still be running, so a cancelled or deleted scan discards its late
- * results, and a re-run job replaces rather than duplicates. Triage carries over from the
- * project's previous completed scan by fingerprint; what that scan had and this one lacks is
- * reported here as FIXED.
+ * results, and a re-run job replaces rather than duplicates. The project row is locked too, so
+ * two scans of one project store one after the other and each sees the other's identities.
+ *
+ * Each finding is matched to the reference scans' findings (references.ts, identity.ts) and
+ * takes the identity of the one it is; reviewers' decisions are then applied from the
+ * project's decisions on that identity (same branch first, then the most recent of any
+ * branch). A finding of the branch's reference that this scan lacks is recorded as FIXED
+ * (`baseline_state` 'absent') only when every analyzer that reported it completed here; the
+ * findings of an analyzer that did not complete are neither reported nor fixed, and the scan's
+ * `notices` say so.
  */
 export async function storeScanResults(db: Db, input: StoreResultsInput): Promise<StoreResultsOutcome> {
   return db.transaction().execute(async (trx) => {
-    const scan = await trx.selectFrom("scans").select(["id"]).where("id", "=", input.scanId).where("state", "=", "running").forUpdate().executeTakeFirst();
-    if (!scan) return { stored: false, counts: {} };
-
-    const previous = await trx
+    const scan = await trx
       .selectFrom("scans")
-      .select("id")
-      .where("project_id", "=", input.projectId)
-      .where("state", "=", "completed")
-      .where("id", "!=", input.scanId)
-      .orderBy("finished_at", "desc")
-      .limit(1)
+      .select(["id", "branch", "commit_sha"])
+      .where("id", "=", input.scanId)
+      .where("state", "=", "running")
+      .forUpdate()
       .executeTakeFirst();
-    const prior = previous ? await trx.selectFrom("findings").selectAll().where("scan_id", "=", previous.id).execute() : [];
-    const priorByFp = new Map(prior.map((f) => [f.fingerprint, f]));
+    if (!scan) return { stored: false, counts: {} };
+    // NO KEY UPDATE: serialises the stores of one project without blocking new scans' foreign keys.
+    await trx.selectFrom("projects").select("id").where("id", "=", input.projectId).forNoKeyUpdate().execute();
 
-    await trx.deleteFrom("findings").where("scan_id", "=", input.scanId).execute();
+    const refs = await selectReferences(trx, input.projectId, scan.branch, input.scanId);
+    const refOf = new Map(refs.map((r) => [r.scanId, r]));
+    const priorRows = refs.length > 0 ? await trx.selectFrom("findings").selectAll().where("scan_id", "in", refs.map((r) => r.scanId)).where("baseline_state", "!=", "absent").execute() : [];
+    const prior = priorRows.filter((f) => refOf.get(f.scan_id)?.analyzers.has(f.analyzer));
+    const priorSame = prior.map((f) => refOf.get(f.scan_id)?.sameBranch === true);
 
-    const rows: NewFinding[] = [];
-    const history: { finding_id: string; changes: Record<string, { from: string | null; to: string | null }>; from: string; version: number }[] = [];
+    const unique: NormalizedFinding[] = [];
     const seen = new Set<string>();
     for (const f of input.findings) {
       if (seen.has(f.fingerprint)) continue;
       seen.add(f.fingerprint);
+      unique.push(f);
+    }
+    const matched = matchFindings(
+      prior.map((f) => ({ ...f, commit: refOf.get(f.scan_id)?.commit ?? null })),
+      unique.map((f) => ({ ...f, locator: f.locator ?? null })),
+      scan.commit_sha,
+      input.lineMaps ?? [],
+    );
+
+    await trx.deleteFrom("findings").where("scan_id", "=", input.scanId).execute();
+
+    const rows: NewFinding[] = [];
+    const history: { finding_id: string; changes: Changes; from: string; version: number }[] = [];
+    const identities = new Set<string>();
+    const matchedPrior = new Set<number>();
+    unique.forEach((f, j) => {
       const id = newId();
-      const row: NewFinding = {
+      const k = matched[j];
+      const before = k === null || k === undefined ? undefined : prior[k];
+      // One identity per scan: a second claim on one (two findings merged differently) is new.
+      const identity = before && !identities.has(before.identity) ? before.identity : id;
+      identities.add(identity);
+      if (before && identity === before.identity) matchedPrior.add(k as number);
+      rows.push({
         id,
         scan_id: input.scanId,
         organization_id: input.organizationId,
@@ -76,8 +110,10 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
         end_column: f.end_column,
         snippet: f.snippet,
         fingerprint: f.fingerprint,
-        first_seen_scan_id: input.scanId,
-        baseline_state: "new",
+        identity,
+        locator: f.locator ? JSON.stringify(f.locator) : null,
+        first_seen_scan_id: before && identity === before.identity ? (before.first_seen_scan_id ?? before.scan_id) : input.scanId,
+        baseline_state: before && identity === before.identity && priorSame[k as number] ? "unchanged" : "new",
         severity: f.severity,
         confidence: f.confidence,
         likelihood: f.likelihood,
@@ -92,31 +128,43 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
         ai_class: input.aiLabels?.get(f.fingerprint)?.class ?? null,
         ai_confidence: input.aiLabels?.get(f.fingerprint)?.confidence ?? null,
         ai_model: input.aiLabels?.get(f.fingerprint)?.model ?? null,
-      };
-      const before = priorByFp.get(f.fingerprint);
-      if (before && before.status !== "FIXED") {
-        row.baseline_state = "unchanged";
-        row.first_seen_scan_id = before.first_seen_scan_id ?? before.scan_id;
-        const carried = carryTriage(row, before);
-        if (Object.keys(carried).length > 0) {
-          row.version = 2;
-          history.push({ finding_id: id, changes: carried, from: before.id, version: 2 });
-        }
+      });
+    });
+
+    // Reviewers' decisions, from the project (whichever scan they were made on).
+    const decisions = await decisionsFor(trx, input.projectId, [...identities], scan.branch ?? "");
+    for (const row of rows) {
+      const decision = decisions.get(row.identity);
+      if (!decision) continue;
+      const changes = applyDecision(row, decision.fields);
+      if (Object.keys(changes).length > 0) {
+        row.version = 2;
+        history.push({ finding_id: row.id, changes, from: decision.finding_id, version: 2 });
       }
-      rows.push(row);
     }
 
     // Only an analyzer that ran to completion can vouch that a finding is gone; one that was
     // skipped, failed or timed out says nothing about its earlier findings.
     const completed = new Set(input.analyzers.filter((a) => a.status === "completed").map((a) => a.name));
-    for (const before of prior) {
-      if (seen.has(before.fingerprint) || before.status === "FIXED" || !completed.has(before.analyzer)) continue;
+    const unverified = new Map<string, number>();
+    prior.forEach((before, i) => {
+      if (matchedPrior.has(i) || !priorSame[i]) return;
+      const producers = [before.analyzer, ...before.sources.map((s) => s.analyzer)];
+      const silent = producers.find((a) => !completed.has(a));
+      if (silent !== undefined) {
+        unverified.set(silent, (unverified.get(silent) ?? 0) + 1);
+        return;
+      }
+      if (identities.has(before.identity)) return;
+      identities.add(before.identity);
+      const { id: _id, scan_id: _s, severity_rank: _r, created_at: _c, updated_at: _u, raw, sources, suppression, fix: _fix, introduced: _i, dataflow, locator, ...rest } = before;
       const id = newId();
-      const { id: _id, scan_id: _s, severity_rank: _r, created_at: _c, updated_at: _u, raw, sources, suppression, fix: _fix, introduced: _i, dataflow, ...rest } = before;
       rows.push({
         ...rest,
         id,
         scan_id: input.scanId,
+        // The old fingerprint may now name a present finding (its occurrence index moved up).
+        fingerprint: seen.has(before.fingerprint) ? `${before.fingerprint}:fixed:${before.identity}` : before.fingerprint,
         baseline_state: "absent",
         status: "FIXED",
         triaged_fields: [...new Set([...before.triaged_fields, "status"])],
@@ -124,13 +172,24 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
         raw: JSON.stringify(raw ?? null),
         sources: JSON.stringify(sources),
         suppression: suppression ? JSON.stringify(suppression) : null,
+        locator: locator ? JSON.stringify(locator) : null,
         fix: null,
         introduced: null,
         // What the earlier scan traced, kept like its sources: it shows what was fixed.
         dataflow: dataflow ? JSON.stringify(dataflow) : null,
       });
       history.push({ finding_id: id, changes: { status: { from: before.status, to: "FIXED" } }, from: before.id, version: 2 });
-    }
+    });
+    const notices: ScanNotice[] = [...unverified].map(([analyzer, n]) => {
+      const status = input.analyzers.find((a) => a.name === analyzer)?.status ?? "not run";
+      return {
+        kind: "findings_not_verified",
+        analyzer,
+        status,
+        findings: n,
+        message: `${analyzer} ${status === "not run" ? "did not run" : status} on this scan: ${n} earlier finding(s) it reported are neither reported nor marked fixed here, and keep their triage for the next scan where ${analyzer} completes.`,
+      };
+    });
 
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
       await trx.insertInto("findings").values(rows.slice(i, i + INSERT_CHUNK)).execute();
@@ -162,6 +221,7 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
         progress: 100,
         error: null,
         counts: JSON.stringify(counts),
+        notices: JSON.stringify(notices),
         analyzers: JSON.stringify(input.analyzers),
         languages: input.languages,
         ...(input.selection ? { selection: JSON.stringify(input.selection) } : {}),
@@ -174,18 +234,40 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
   });
 }
 
-/** Copies the reviewer-set fields of the earlier finding onto the new row; returns what changed. */
-function carryTriage(row: NewFinding, before: Finding) {
-  const changes: Record<string, { from: string | null; to: string | null }> = {};
-  const fields = before.triaged_fields.filter((f): f is TriageField => (TRIAGE_FIELDS as readonly string[]).includes(f));
+/** The decision that applies on `branch` to each identity: that branch's own, else the most recent of any branch. */
+async function decisionsFor(db: Db, projectId: string, identities: string[], branch: string) {
+  const out = new Map<string, { fields: Record<string, string | null>; finding_id: string }>();
+  const ranked = new Map<string, { sameBranch: boolean; at: number }>();
+  for (let i = 0; i < identities.length; i += INSERT_CHUNK) {
+    const rows = await db
+      .selectFrom("triage_decisions")
+      .select(["identity", "branch", "fields", "finding_id", "decided_at"])
+      .where("project_id", "=", projectId)
+      .where("identity", "in", identities.slice(i, i + INSERT_CHUNK))
+      .execute();
+    for (const r of rows) {
+      const rank = { sameBranch: r.branch === branch, at: new Date(r.decided_at).getTime() };
+      const best = ranked.get(r.identity);
+      if (best && (best.sameBranch > rank.sameBranch || (best.sameBranch === rank.sameBranch && best.at >= rank.at))) continue;
+      ranked.set(r.identity, rank);
+      out.set(r.identity, { fields: r.fields, finding_id: r.finding_id });
+    }
+  }
+  return out;
+}
+
+/** Sets the decided fields on the new row; returns what changed from what the analyzer reported. */
+function applyDecision(row: NewFinding, fields: Record<string, string | null>): Changes {
+  const changes: Changes = {};
   const target = row as Record<TriageField, string | null | undefined>;
-  for (const field of fields) {
+  const decided = Object.keys(fields).filter((f): f is TriageField => (TRIAGE_FIELDS as readonly string[]).includes(f));
+  for (const field of decided) {
     const from = target[field] ?? (field === "status" ? "TO REVIEW" : null);
-    const to = before[field];
+    const to = fields[field] ?? null;
     if (from !== to) changes[field] = { from, to };
     target[field] = to;
   }
-  row.triaged_fields = fields;
+  row.triaged_fields = decided;
   return changes;
 }
 
@@ -246,13 +328,13 @@ export type FindingOrder = "severity" | "ai_confidence" | "-ai_confidence";
  * large and are shown only one finding at a time), the fix reduced to whether it has a diff.
  * Every column a page reads is parsed in the API process, so what is not shown is not read.
  */
-export type FindingListRow = Omit<Finding, "raw" | "fix" | "triaged_fields"> & { has_fix: boolean };
+export type FindingListRow = Omit<Finding, "raw" | "fix" | "triaged_fields" | "locator"> & { has_fix: boolean };
 
 /** Every column of a list row, as a record so that a column added to findings must be listed here (or omitted above). */
 const LISTED: Record<Exclude<keyof FindingListRow, "has_fix">, true> = {
   id: true, scan_id: true, organization_id: true, project_id: true, analyzer: true, rule_id: true, title: true, message: true, cwe_id: true,
   cwe_name: true, owasp: true, file: true, start_line: true, end_line: true, start_column: true, end_column: true, snippet: true,
-  fingerprint: true, first_seen_scan_id: true, baseline_state: true, status: true, reason: true, remediation: true, severity: true,
+  fingerprint: true, identity: true, first_seen_scan_id: true, baseline_state: true, status: true, reason: true, remediation: true, severity: true,
   impact: true, likelihood: true, confidence: true, severity_rank: true, version: true, sources: true, suppression: true, introduced: true,
   dataflow: true, ai_class: true, ai_confidence: true, ai_model: true, created_at: true, updated_at: true,
 };
@@ -372,6 +454,30 @@ export async function updateFinding(
       .where("id", "=", current.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    // The decision belongs to the project: kept per identity and branch for every later scan,
+    // whichever scan it was made on (merged into the branch's earlier decision on it).
+    const scan = await trx.selectFrom("scans").select("branch").where("id", "=", current.scan_id).executeTakeFirst();
+    await trx
+      .insertInto("triage_decisions")
+      .values({
+        project_id: current.project_id,
+        organization_id: input.organizationId,
+        identity: current.identity,
+        branch: scan?.branch ?? "",
+        fields: JSON.stringify(set),
+        finding_id: current.id,
+        decided_by: input.userId,
+        decided_at: sql`now()`,
+      })
+      .onConflict((oc) =>
+        oc.columns(["project_id", "identity", "branch"]).doUpdateSet({
+          fields: sql`triage_decisions.fields || excluded.fields`,
+          finding_id: sql`excluded.finding_id`,
+          decided_by: sql`excluded.decided_by`,
+          decided_at: sql`now()`,
+        }),
+      )
+      .execute();
     await trx
       .insertInto("finding_history")
       .values({

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
-import type { FindingDataflow } from "@ax/contracts";
+import type { FindingDataflow, FindingLocator } from "@ax/contracts";
 
 /** Row types of the tables in migrations/*.sql; keep the two in step. */
 
@@ -86,10 +86,24 @@ export interface ScansTable {
   request_hash: string | null;
   baseline_commit: string | null;
   selection: JsonDefault<Record<string, unknown>>;
+  /** What the scan could not vouch for (migration 0007): see ScanNotice. */
+  notices: JsonDefault<ScanNotice[]>;
   created_at: CreatedAt;
   started_at: Timestamp | null;
   finished_at: Timestamp | null;
   updated_at: Generated<Date>;
+}
+
+/**
+ * An analyzer that did not complete on this scan, and how many earlier findings of the branch
+ * it produced: they are neither reported nor fixed here, and keep their decisions.
+ */
+export interface ScanNotice {
+  kind: "findings_not_verified";
+  analyzer: string;
+  status: string;
+  findings: number;
+  message: string;
 }
 
 export interface FindingsTable {
@@ -111,6 +125,10 @@ export interface FindingsTable {
   end_column: number;
   snippet: string;
   fingerprint: string;
+  /** One finding across commits and branches (migration 0007); decisions are kept per identity. */
+  identity: string;
+  /** What identity matching reads of the finding's surroundings (null before 0007). */
+  locator: Json<FindingLocator> | null;
   first_seen_scan_id: string | null;
   baseline_state: Generated<"new" | "unchanged" | "absent">;
   status: Generated<string>;
@@ -140,12 +158,27 @@ export interface FindingsTable {
 
 export interface AnalysisCacheTable {
   organization_id: string;
+  /** Entries are per project and go with it (0008_project_state.sql). */
+  project_id: string;
   analyzer: string;
   analyzer_version: string;
   blob_sha: string;
   findings: Json<unknown[]>;
   created_at: CreatedAt;
   last_used_at: Generated<Date>;
+}
+
+/** A reviewer's latest decision on one finding identity on one branch (migration 0007). */
+export interface TriageDecisionsTable {
+  project_id: string;
+  organization_id: string;
+  identity: string;
+  branch: string;
+  /** Reviewer-set field → value. */
+  fields: Json<Record<string, string | null>>;
+  finding_id: string;
+  decided_by: string | null;
+  decided_at: Timestamp;
 }
 
 export interface FindingHistoryTable {
@@ -241,6 +274,7 @@ export interface Database {
   scans: ScansTable;
   findings: FindingsTable;
   finding_history: FindingHistoryTable;
+  triage_decisions: TriageDecisionsTable;
   analysis_cache: AnalysisCacheTable;
   ai_requests: AiRequestsTable;
   ai_feedback: AiFeedbackTable;

@@ -14,12 +14,13 @@ import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { simpleGit, type SimpleGit } from "simple-git";
-import { BranchName, checkGitUri } from "@ax/contracts";
+import { BranchName, checkGitUri, type CommitLineMap } from "@ax/contracts";
 import { ScanInputError, throwIfAborted } from "./errors";
 import { CheckoutError, mapCloneError } from "./git/clone-errors";
 import { watchReceivedBytes } from "./git/clone-progress";
 import { hardenedGitConfig, hardenedGitEnv, SIMPLE_GIT_OPT_INS } from "./git/hardening";
 import { parseUnifiedZero, type ChangedLines } from "./git/inspect";
+import { LINE_MAP_DIFF_ARGS, parseLineMap } from "./git/line-map";
 import { assertPublicHost, resolveWithSystem, type ResolveHost } from "./git/resolve-host";
 import { runGit, type GitSession } from "./git/run";
 import { checkCheckout, sizeLimitMessage } from "./git/tree-check";
@@ -44,6 +45,11 @@ export interface CloneOptions {
   stateDir?: string;
   /** For diff-aware scans: the commit whose changes to the checkout are `changed`. */
   baseline?: string;
+  /**
+   * The commits of the earlier scans whose findings this scan's are matched to, asked once the
+   * commit and branch are known: `lineMaps` then says where their lines are in this commit.
+   */
+  references?: (commit: string, branch: string) => Promise<string[]>;
 }
 
 export interface CloneResult {
@@ -56,6 +62,8 @@ export interface CheckoutResult extends CloneResult {
   blobs: Map<string, string>;
   /** Lines changed since `baseline`; null without one. */
   changed: ChangedLines | null;
+  /** Git's line mapping from each reference commit that could be read to this one. */
+  lineMaps: CommitLineMap[];
 }
 
 /** Kill git if it prints nothing for this long, even when the wall-clock limit is further away. */
@@ -201,7 +209,36 @@ async function fetchAndCheckout(clone: Clone, repo: Layout, linkFrom?: string): 
   if (linkFrom !== undefined) await linkCheckout(linkFrom, clone.dest, entries);
   await checkCheckout(clone.dest, opts.maxRepoBytes);
   const changed = opts.baseline !== undefined ? await changedLines(session, repo.gitDir, url, opts.baseline, commit) : null;
-  return { commit, branch, blobs: new Map(entries.map((e) => [e.path.toString("utf8"), e.id])), changed };
+  const lineMaps = opts.references ? await lineMapsTo(session, repo.gitDir, url, commit, await opts.references(commit, branch)) : [];
+  return { commit, branch, blobs: new Map(entries.map((e) => [e.path.toString("utf8"), e.id])), changed, lineMaps };
+}
+
+/** At most this many earlier commits are mapped (one per analyzer's reference scan, usually one). */
+const MAX_REFERENCES = 4;
+
+/**
+ * Git's line mapping from each reference commit to `commit`. A reference the repository lacks
+ * is fetched (shallow, by id); one that cannot be (a force-push removed it) is left out, and the
+ * store then matches those findings by their code and context alone.
+ */
+async function lineMapsTo(session: GitSession, gitDir: string, url: string, commit: string, references: string[]): Promise<CommitLineMap[]> {
+  const maps: CommitLineMap[] = [];
+  for (const ref of [...new Set(references)].filter((r) => OBJECT_ID.test(r) && r !== commit).slice(0, MAX_REFERENCES)) {
+    const present = await runGit(session, ["cat-file", "-e", `${ref}^{commit}`], { gitDir }).then(
+      () => true,
+      () => false,
+    );
+    if (!present) {
+      const fetched = await runGit(session, ["fetch", "--quiet", "--depth=1", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, ref], { gitDir }).then(
+        () => true,
+        () => false,
+      );
+      if (!fetched) continue;
+    }
+    const diff = await runGit(session, [...LINE_MAP_DIFF_ARGS, ref, commit, "--"], { gitDir }).catch(() => null);
+    if (diff) maps.push(parseLineMap(ref, commit, diff));
+  }
+  return maps;
 }
 
 async function fetchedCommit(session: GitSession, gitDir: string): Promise<string> {

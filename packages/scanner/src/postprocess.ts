@@ -2,7 +2,7 @@
  * What happens to analyzer findings before they are stored: the repository's excluded rules
  * are dropped, inline suppressions are recorded (never silently dropped), the same issue
  * reported by two analyzers at one place becomes one finding with both sources, fixes get
- * their unified diff, and every finding gets its fingerprint.
+ * their unified diff, and every finding gets its fingerprint and its locator.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -10,6 +10,7 @@ import type { FindingSuppression, NormalizedFinding } from "@ax/contracts";
 import { redactSecrets } from "./analyzers/secrets-patterns";
 import { applyDataflowVerdicts } from "./dataflow/verdicts";
 import { fingerprintFindings } from "./fingerprint";
+import { locate } from "./locator";
 import type { RepoConfig } from "./repo-config";
 import { replacementDiff } from "./unified-diff";
 
@@ -67,6 +68,9 @@ export async function postprocess(
     if (diff) f.fix = { ...f.fix, diff };
     else delete f.fix;
   }
+
+  // What the store's identity matching reads of each finding's surroundings (locator.ts).
+  for (const f of [...merged].sort((a, b) => a.file.localeCompare(b.file))) f.locator = locate((await sources.lines(f.file)) ?? [], f);
 
   const printed = new Map<string, NormalizedFinding>();
   for (const f of fingerprintFindings(merged)) if (!printed.has(f.fingerprint)) printed.set(f.fingerprint, f);
