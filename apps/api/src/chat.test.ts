@@ -148,9 +148,9 @@ function rawHtmlOutsideCode(md: string): string[] {
   return offending;
 }
 
-/** The "Findings by severity" table of a scan summary, as numbers. */
+/** The "Open findings by severity" table of a scan summary, as numbers. */
 function severityTable(md: string): Record<string, number> {
-  const section = md.split("#### Findings by severity")[1]?.split("\n#### ")[0] ?? "";
+  const section = md.split("#### Open findings by severity")[1]?.split("\n#### ")[0] ?? "";
   const out: Record<string, number> = {};
   for (const m of section.matchAll(/^\| (\*\*Total\*\*|[A-Z]+) \| (\d+) \|$/gm)) out[m[1] === "**Total**" ? "total" : m[1]!] = Number(m[2]);
   return out;
@@ -562,5 +562,27 @@ describe("with a completed scan", () => {
     expect(res.text).toContain("mallory@acme.test");
     expect(rawHtmlOutsideCode(res.text)).toEqual([]);
     expect(res.text).not.toContain("**Mallory**");
+  });
+
+  // Last in this block: it triages findings of the shared scan.
+  it("follows triage: a finding marked FALSE POSITIVE leaves its severity and total, a changed severity moves", async () => {
+    const before = severityTable((await ask(`summarize scan ${scanId}`)).text);
+    const [closed, moved] = findings;
+    const put = (id: string, body: object) => request(h.app).put(`/api/v2/scan/${scanId}/finding/${id}`).set("X-AX-KEY", h.tenant.token).send(body);
+    expect((await put(closed!.finding_id, { status: "false_positive", reason: "test data" })).status).toBe(200);
+    const to = moved!.severity === "INFO" ? "CRITICAL" : "INFO";
+    expect((await put(moved!.finding_id, { severity: to })).status).toBe(200);
+    const counts = (await request(h.app).get(`/api/v2/scan/${scanId}`).set("X-AX-KEY", h.tenant.token)).body.counts as Record<string, number>;
+
+    const res = await ask(`summarize scan ${scanId}`);
+    const table = severityTable(res.text);
+    expect(table.total).toBe(before.total! - 1);
+    expect(table.total).toBe(counts.total);
+    for (const s of SEVERITIES) expect(table[s] ?? 0).toBe(counts[s]);
+    expect(table[to]).toBe((before[to] ?? 0) + 1);
+    expect(res.text).toContain("| FALSE POSITIVE | 1 |");
+    expect(res.text).toContain(`| TO REVIEW | ${counts.to_review} |`);
+    // The closed finding is still listed (most severe first), marked with the reviewer's verdict.
+    expect(res.text.split("\n").find((l) => l.includes(closed!.finding_id))).toMatch(/ · FALSE POSITIVE/);
   });
 });

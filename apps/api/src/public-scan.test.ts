@@ -76,6 +76,8 @@ describe("public scan, end to end", () => {
     // The reduced view: no triage, no AI label, no internal ids.
     expect(Object.keys(findings[0]!).sort()).toEqual(["confidence", "cwe_id", "end_line", "file", "finding_id", "message", "rule_id", "severity", "start_line", "title"]);
     expect(page.body.next_cursor).toBeNull();
+    // Counted from the stored findings, like a private scan's (nobody can triage these).
+    expect(scan.counts).toMatchObject({ total: findings.length, to_review: findings.length, false_positive: 0, fixed: 0 });
 
     // Cursor pagination walks the same list.
     const seen: string[] = [];

@@ -194,6 +194,10 @@ describe("a full scan", () => {
       const { scan_id: second, scan } = await scanAndWait({ git_uri: repo });
       expect(scan.state).toBe("completed");
       const next = await allFindings(second);
+      // The scan's own list holds only its commit's findings; the fixed ones are asked for.
+      expect(next.filter((x) => x.baseline_state === "absent")).toEqual([]);
+      next.push(...(await allFindings(second, "&baseline=absent")));
+      expect(await allFindings(second, "&status=fixed")).toEqual(expect.arrayContaining(next.filter((x) => x.status === "FIXED")));
       const carried = next.find((x) => x.fingerprint === f.fingerprint)!;
       expect(carried).toMatchObject({ status: "TRUE POSITIVE", severity: "LOW", baseline_state: "unchanged", first_seen_scan_id: scanId, start_line: f.start_line + 3 });
       const fixed = next.filter((x) => x.status === "FIXED");
@@ -285,5 +289,96 @@ describe("group hard delete", () => {
     expect((await request(h.app).get(`/api/v2/scan/${a.scan_id}`).set(key())).status).toBe(404);
     expect(await allFindings(b.scan_id)).toEqual(siblingBefore);
     expect((await request(h.app).delete(`/api/v2/organization/${org}/group/${doomed}`).set(key())).status).toBe(404);
+  });
+});
+
+describe("counts follow triage", () => {
+  const SEVERITY_KEYS = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
+  let own: string;
+  let scanId: string;
+  let findings: FindingBody[];
+  const counts = async (id = scanId) => {
+    const r = await request(h.app).get(`/api/v2/scan/${id}`).set(key());
+    expect(r.status).toBe(200);
+    return r.body.counts as Record<string, number>;
+  };
+  const put = async (f: FindingBody, body: object) => expect((await request(h.app).put(`/api/v2/scan/${scanId}/finding/${f.finding_id}`).set(key()).send(body)).status).toBe(200);
+
+  beforeAll(async () => {
+    // A repository of its own: a project no other test triages or rescans.
+    own = makeGitRepo({ "src/db.js": fixture("vulnerable.js"), "app/util.py": fixture("vulnerable.py") });
+    const { scan_id, scan } = await scanAndWait({ git_uri: own });
+    expect(scan.state).toBe("completed");
+    scanId = scan_id;
+    findings = await allFindings(scanId);
+    expect(findings.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("counts every finding of a fresh scan as open, by severity and as to review, every key present", async () => {
+    const bySeverity = Object.fromEntries(SEVERITY_KEYS.map((s) => [s, findings.filter((f) => f.severity === s).length]));
+    expect(await counts()).toEqual({
+      ...bySeverity, total: findings.length, new: findings.length, fixed: 0, suppressed: 0, introduced: 0,
+      to_review: findings.length, true_positive: 0, false_positive: 0, accepted_risk: 0, marked_fixed: 0,
+    });
+  });
+
+  it("drops a finding from its severity and total when it is marked FALSE POSITIVE, and moves it when its severity changes", async () => {
+    const before = await counts();
+    const [closed, moved] = findings;
+    await put(closed!, { status: "false_positive", reason: "test data only" });
+    const afterClose = await counts();
+    expect(afterClose).toEqual({
+      ...before,
+      [closed!.severity]: before[closed!.severity]! - 1,
+      total: before.total! - 1,
+      new: before.new! - 1,
+      to_review: before.to_review! - 1,
+      false_positive: 1,
+    });
+
+    const to = moved!.severity === "INFO" ? "CRITICAL" : "INFO";
+    await put(moved!, { severity: to });
+    const afterMove = await counts();
+    expect(afterMove).toEqual({ ...afterClose, [moved!.severity]: afterClose[moved!.severity]! - 1, [to]: afterClose[to]! + 1 });
+
+    // A closed finding's severity no longer counts anywhere but in its status.
+    await put(closed!, { severity: closed!.severity === "LOW" ? "HIGH" : "LOW" });
+    expect(await counts()).toEqual(afterMove);
+    // Confirmed: open again, at its new severity.
+    await put(closed!, { status: "true_positive" });
+    const reopened = await counts();
+    expect(reopened.total).toBe(before.total);
+    expect(reopened).toMatchObject({ false_positive: 0, true_positive: 1, to_review: before.to_review! - 1 });
+  });
+
+  it("shows the same counts in every list of scans, a page at a time", async () => {
+    const org = h.tenant.organization_id;
+    const failed = await scanAndWait({ git_uri: own, branch: "no-such-branch" });
+    expect(failed.scan.state).toBe("failed");
+    const one = await counts();
+    const seen = new Map<string, Record<string, number>>();
+    let cursor: string | null = null;
+    do {
+      const r: request.Response = await request(h.app).get(`/api/v2/scan?limit=2${cursor ? `&cursor=${cursor}` : ""}`).set(key());
+      expect(r.status).toBe(200);
+      for (const s of r.body.scans as { scan_id: string; counts: Record<string, number> }[]) seen.set(s.scan_id, s.counts);
+      cursor = r.body.next_cursor;
+    } while (cursor);
+    expect(seen.get(scanId)).toEqual(one);
+    // A failed scan stored nothing, which is not the same as finding nothing.
+    expect(seen.get(failed.scan_id)).toEqual({});
+    // Every listed scan shows what GET /scan/{id} shows.
+    for (const [id, listed] of seen) expect(listed).toEqual(await counts(id));
+
+    const scan = (await request(h.app).get(`/api/v2/scan/${scanId}`).set(key())).body as { group_id: string; project_id: string };
+    const byProject = await request(h.app).get(`/api/v2/organization/${org}/group/${scan.group_id}/project/${scan.project_id}/scan`).set(key());
+    expect(byProject.body.scans).toEqual([expect.objectContaining({ scan_id: failed.scan_id, counts: {} }), expect.objectContaining({ scan_id: scanId, counts: one })]);
+  });
+
+  it("shows another organization nothing", async () => {
+    const other = await h.otherTenant();
+    expect((await request(h.app).get(`/api/v2/scan/${scanId}`).set("X-AX-KEY", other.token)).status).toBe(404);
+    const theirs = await request(h.app).get("/api/v2/scan").set("X-AX-KEY", other.token);
+    expect(theirs.body.scans).toEqual([]);
   });
 });

@@ -177,16 +177,20 @@ describe("events", () => {
     const scanId = scanRes.body.scan_id as string;
     const completed = JSON.parse((await waitHit("scan.completed")).body);
     const scan = (await getScan(h.stack.handle.db, [h.tenant.organization_id], scanId))!;
+    // The counts GET /scan/{id} shows (nothing is triaged yet), not the column stored with the scan.
+    const shown = (await request(h.app).get(`/api/v2/scan/${scanId}`).set(key())).body as { counts: Record<string, number> };
+    expect(shown.counts).toHaveProperty("false_positive", 0);
     expect(completed).toMatchObject({
       type: "scan.completed",
       organization_id: h.tenant.organization_id,
-      data: { scan_id: scanId, group_id: scan.group_id, git_uri: `file://${repo}`, state: "completed", counts: scan.counts, error: null },
+      data: { scan_id: scanId, group_id: scan.group_id, git_uri: `file://${repo}`, state: "completed", counts: shown.counts, error: null },
     });
 
     const failedRes = await request(h.app).post("/api/v2/scan").set(key()).send({ git_uri: repo, branch: "no-such-branch" });
     const failed = JSON.parse((await waitHit("scan.failed")).body);
     expect(failed.data).toMatchObject({ scan_id: failedRes.body.scan_id, state: "failed" });
     expect(failed.data.error).toMatch(/no-such-branch/);
+    expect(failed.data.counts).toEqual({});
 
     const finding = (await request(h.app).get(`/api/v2/scan/${scanId}/findings`).set(key())).body.findings[0] as { finding_id: string };
     const put = await request(h.app).put(`/api/v2/scan/${scanId}/finding/${finding.finding_id}`).set(key()).send({ status: "true_positive", reason: "reachable" });

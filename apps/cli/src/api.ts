@@ -44,6 +44,8 @@ export interface Finding {
   status: FindingStatus;
   reason: string | null;
   suppression: unknown;
+  /** "absent": the record of a finding that disappeared since the previous scan. */
+  baseline_state?: "new" | "unchanged" | "absent";
 }
 
 export interface Group {

@@ -64,27 +64,29 @@ describe("table", () => {
 });
 
 describe("severity summary", () => {
-  it("counts open findings: TO REVIEW and TRUE POSITIVE, not closed or suppressed in the source", () => {
-    const findings = [
+  it("counts open findings: TO REVIEW and TRUE POSITIVE, not closed, suppressed in the source or gone", () => {
+    const findings: Finding[] = [
       finding("HIGH", "TO REVIEW"),
       finding("HIGH", "TRUE POSITIVE"),
       finding("HIGH", "FALSE POSITIVE"),
       finding("HIGH", "ACCEPTED RISK"),
       finding("LOW", "FIXED"),
       finding("LOW", "TO REVIEW", { kind: "ax-ignore", reason: "test data", line: 1 }),
+      // The record of a finding that disappeared, which a reviewer reopened: not in the code.
+      { ...finding("LOW", "TRUE POSITIVE"), finding_id: "LOW-gone", baseline_state: "absent" },
     ];
     expect(findings.filter(isOpen).map((f) => f.finding_id)).toEqual(["HIGH-TO REVIEW", "HIGH-TRUE POSITIVE"]);
     const summary = summarize(findings);
     expect(summary.HIGH).toEqual({ findings: 4, open: 2 });
-    expect(summary.LOW).toEqual({ findings: 2, open: 0 });
+    expect(summary.LOW).toEqual({ findings: 3, open: 0 });
     expect(summaryTable(summary, palette(false)).split("\n")).toEqual([
       "SEVERITY  FINDINGS  OPEN",
       "CRITICAL         0     0",
       "HIGH             4     2",
       "MEDIUM           0     0",
-      "LOW              2     0",
+      "LOW              3     0",
       "INFO             0     0",
-      "total            6     2",
+      "total            7     2",
     ]);
   });
 });

@@ -1,5 +1,5 @@
 /** Terminal output: colours (only on a terminal, and never with NO_COLOR), tables, the severity summary. */
-import { SEVERITIES, type Severity } from "@ax/contracts";
+import { OPEN_STATUSES, SEVERITIES, type FindingStatus, type Severity } from "@ax/contracts";
 import type { Finding } from "./api";
 import type { Io } from "./io";
 
@@ -52,11 +52,12 @@ export function table(headers: string[], rows: string[][], p: Palette): string {
   return [p.bold(line(headers)), ...rows.map(line)].join("\n");
 }
 
-/** Statuses that close a finding: a reviewer judged it harmless or it was fixed. */
-export const CLOSED_STATUSES: readonly string[] = ["FALSE POSITIVE", "ACCEPTED RISK", "FIXED"];
-
-/** Open: neither closed by a reviewer nor suppressed in the source (`TO REVIEW` and `TRUE POSITIVE`). */
-export const isOpen = (f: Finding) => !CLOSED_STATUSES.includes(f.status) && !f.suppression;
+/**
+ * Open: `TO REVIEW` or `TRUE POSITIVE`, not suppressed in the source, and still in the code (not
+ * the record of a finding that disappeared). The same rule as the scan's `counts`, so the gate
+ * and the OPEN column agree with `counts[severity]` and `counts.total`.
+ */
+export const isOpen = (f: Finding) => (OPEN_STATUSES as readonly FindingStatus[]).includes(f.status) && !f.suppression && f.baseline_state !== "absent";
 
 export type SeveritySummary = Record<Severity, { findings: number; open: number }>;
 

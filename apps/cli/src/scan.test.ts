@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 interface ScanJson {
-  scan: { scan_id: string; state: string };
+  scan: { scan_id: string; state: string; counts: Record<string, number> };
   summary: Record<string, { findings: number; open: number }>;
   gate?: { open: number; passed: boolean };
 }
@@ -94,6 +94,10 @@ describe("ax scan", () => {
     expect(passed.code).toBe(0);
     expect(passed.out).toMatch(/HIGH +1 +0\n/);
     expect(passed.out).toContain("No open findings at HIGH or above.");
+    // The OPEN column and the gate count what the scan's counts count.
+    const carried = await scanJson([vulnerable, "--wait"]);
+    for (const [severity, { open }] of Object.entries(carried.summary)) expect(carried.scan.counts[severity]).toBe(open);
+    expect(carried.scan.counts).toMatchObject({ CRITICAL: 0, HIGH: 0, accepted_risk: 3 });
     expect((await h.ax(["scan", vulnerable, "--fail-on", "medium"])).code).toBe(3);
   });
 

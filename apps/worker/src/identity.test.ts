@@ -36,7 +36,7 @@ async function scan(repo: string, branch: string | null = null, extra: Partial<S
   return { id: scan.id, commit: row.commit_sha, reported: all.filter((f) => f.baseline_state !== "absent"), fixed: all.filter((f) => f.baseline_state === "absent"), notices: row.notices };
 }
 
-async function triage(f: Finding, status: string) {
+async function triage(f: Finding, status: "TRUE POSITIVE" | "FALSE POSITIVE" | "ACCEPTED RISK") {
   const out = await updateFinding(stack.handle.db, { organizationId: f.organization_id, scanId: f.scan_id, findingId: f.id, patch: { status }, userId: stack.tenant.user_id });
   expect(out.kind).toBe("updated");
 }

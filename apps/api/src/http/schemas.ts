@@ -40,6 +40,20 @@ export const AnalyzerRunView = z.object({
   cached_files: z.number().optional(),
 });
 
+/**
+ * What a scan's `counts` mean (packages/db/src/counts.ts computes them), for the OpenAPI
+ * document and docs/api.md.
+ */
+export const COUNTS_DESCRIPTION =
+  "`counts` are computed from the scan's findings when read, so they follow triage. A completed scan (or one with findings) has every key, 0 when none; " +
+  "a queued, running, failed or cancelled scan that stored nothing has `{}`. Each finding counts in one place: the record of one that disappeared " +
+  "since the previous scan (`baseline_state: absent`, status FIXED) only in `fixed`; one suppressed in the source only in `suppressed`; " +
+  "each other one in the key of its current status: `to_review`, `true_positive`, `false_positive`, `accepted_risk`, or `marked_fixed` (a reviewer " +
+  "set FIXED on a finding the scan still reports). The open ones, TO REVIEW or TRUE POSITIVE, also count by their current severity " +
+  "(`CRITICAL`, `HIGH`, `MEDIUM`, `LOW`, `INFO`) and in `total`, `new` (new since the previous scan) and `introduced` (on lines changed since " +
+  "`baseline_commit`). A finding a reviewer closes (FALSE POSITIVE, ACCEPTED RISK, FIXED) leaves its severity and `total` at once, and a changed " +
+  "severity moves it; until counts followed triage they were fixed when the scan was stored, and a closed finding stayed in its severity and `total`.";
+
 export const ScanView = z.object({
   scan_id: z.string(),
   organization_id: z.string(),
@@ -56,8 +70,11 @@ export const ScanView = z.object({
   attempts: z.number().int(),
   languages: z.array(z.string()),
   analyzers: z.array(AnalyzerRunView),
-  counts: z.record(z.string(), z.number()),
+  counts: z.record(z.string(), z.number()).describe(COUNTS_DESCRIPTION),
   selection: z.record(z.string(), z.unknown()),
+  notices: z
+    .array(z.object({ kind: z.literal("findings_not_verified"), analyzer: z.string(), status: z.string(), findings: z.number().int(), message: z.string() }))
+    .describe("What this scan could not vouch for: an analyzer that did not complete, whose earlier findings on the branch are neither reported nor marked fixed here (they keep their triage)."),
   created_at: z.string().nullable(),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
@@ -98,6 +115,7 @@ export const FindingView = z.object({
   end_column: z.number().int(),
   snippet: z.string(),
   fingerprint: z.string(),
+  identity: z.string().describe("The same finding across commits and branches (docs/scanning.md): triage decisions are kept per identity, and a rescan matches findings through git's line mapping, then by rule, code, enclosing declarations and context."),
   first_seen_scan_id: z.string().nullable(),
   baseline_state: z.enum(["new", "unchanged", "absent"]),
   introduced: z.boolean().nullable(),

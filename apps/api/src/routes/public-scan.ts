@@ -6,8 +6,8 @@ import { badRequest } from "../http/errors";
 import { createRateLimiter, type RateLimiter } from "../http/rate-limit";
 import { defineRoute, type AnyRoute } from "../http/route";
 import { Cursor, ErrorBody, Id, Limit, PublicFindingView, PublicScanView, listOf } from "../http/schemas";
-import { decodeCursor, encodeCursor, presentPublicFinding, presentPublicScan } from "../services/presenters";
-import { loadPublicScan, startPublicScan } from "../services/public-scan";
+import { decodeCursor, encodeCursor, presentPublicFinding } from "../services/presenters";
+import { loadPublicScan, publicScanView, startPublicScan } from "../services/public-scan";
 import { isFindingCursor } from "./findings";
 
 const ScanParams = z.object({ scan_id: Id });
@@ -53,6 +53,7 @@ export function publicScanRoutes(deps: AppDeps): AnyRoute[] {
       path: "/public/scan/:scan_id",
       operationId: "getPublicScan",
       summary: "State, phase, progress, counts and timings of a public scan",
+      description: "`counts` have the keys and meaning of those of `GET /scan/{scan_id}`.",
       tags: ["Public Scan"],
       auth: "public",
       enabled,
@@ -60,7 +61,7 @@ export function publicScanRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 200: { description: "The scan.", schema: PublicScanView }, ...publicErrors },
       handler: async ({ params, req }) => {
         await limits().publicScan(req, "read");
-        return presentPublicScan(await loadPublicScan(deps, params.scan_id), deps.config.publicScan.retentionHours);
+        return publicScanView(deps, params.scan_id);
       },
     }),
     defineRoute({

@@ -4,11 +4,11 @@ import { allFindings, cancelScan, getScan, isId, listScans, type Principal, type
 import type { AppDeps } from "../http/context";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { defineRoute, type AnyRoute } from "../http/route";
-import { Cursor, ErrorBody, Id, Limit, OrgQuery, QueryBool, ScanView, commonErrors, listOf } from "../http/schemas";
+import { COUNTS_DESCRIPTION, Cursor, ErrorBody, Id, Limit, OrgQuery, QueryBool, ScanView, commonErrors, listOf } from "../http/schemas";
 import { orgIds, requireRole, resolveOrganization } from "../services/access";
-import { decodeCursor, encodeCursor, presentScan } from "../services/presenters";
+import { decodeCursor, encodeCursor } from "../services/presenters";
 import { toSarif } from "../services/sarif";
-import { parseIdempotencyKey, startScan } from "../services/scans";
+import { parseIdempotencyKey, scanView, scanViews, startScan } from "../services/scans";
 
 const ScanParams = z.object({ scan_id: Id });
 
@@ -43,7 +43,7 @@ export async function scanPage(
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return {
-    scans: page.map(presentScan),
+    scans: await scanViews(deps, q.organizationId, page),
     next_cursor: rows.length > q.limit && last ? encodeCursor({ t: new Date(last.created_at).toISOString(), id: last.id }) : null,
   };
 }
@@ -85,6 +85,7 @@ export function scanRoutes(deps: AppDeps): AnyRoute[] {
       path: "/scan",
       operationId: "listScans",
       summary: "List scans of an organization, newest first",
+      description: "Each scan's `counts` are computed when read, as in `GET /scan/{scan_id}`: they follow triage.",
       tags: ["Scan"],
       query: OrgQuery.extend({ group_id: Id.optional(), project_id: Id.optional(), state: z.enum(SCAN_STATES).optional(), cursor: Cursor, limit: Limit(200, 50) }),
       responses: { 200: { description: "A page of scans.", schema: listOf("scans", ScanView) }, ...commonErrors },
@@ -98,10 +99,11 @@ export function scanRoutes(deps: AppDeps): AnyRoute[] {
       path: "/scan/:scan_id",
       operationId: "getScan",
       summary: "State, phase, progress, commit, timings, analyzers and counts of a scan",
+      description: COUNTS_DESCRIPTION,
       tags: ["Scan"],
       params: ScanParams,
       responses: { 200: { description: "The scan.", schema: ScanView }, ...commonErrors },
-      handler: async ({ params, principal }) => presentScan(await loadScan(deps, principal, params.scan_id)),
+      handler: async ({ params, principal }) => scanView(deps, await loadScan(deps, principal, params.scan_id)),
     }),
     defineRoute({
       method: "post",
@@ -122,7 +124,7 @@ export function scanRoutes(deps: AppDeps): AnyRoute[] {
         if (!cancelled) throw conflict(`The scan has already ended (${scan.state}).`);
         // A job not yet started is removed; a running one notices the state and stops.
         await deps.queue.removeIfWaiting(SCAN_QUEUE, scan.id).catch(() => false);
-        return presentScan(cancelled);
+        return scanView(deps, cancelled);
       },
     }),
     defineRoute({
@@ -130,15 +132,17 @@ export function scanRoutes(deps: AppDeps): AnyRoute[] {
       path: "/scan/:scan_id/sarif",
       operationId: "getScanSarif",
       summary: "The scan's findings as SARIF 2.1.0",
-      description: "`introduced=true` keeps only findings on lines changed since the scan's `baseline_commit`, for pull-request annotations.",
+      description:
+        "The results of the scan's commit. `introduced=true` keeps only findings on lines changed since the scan's `baseline_commit`, for pull-request annotations. `include_absent=true` adds the findings of the branch's previous scan that this scan no longer has, as results with `baselineState: absent` (left out by default: a consumer that ignores baselineState would reopen them).",
       tags: ["Scan"],
       params: ScanParams,
-      query: z.object({ introduced: QueryBool }),
+      query: z.object({ introduced: QueryBool, include_absent: QueryBool }),
       responses: { 200: { description: "A SARIF log.", contentType: "application/sarif+json" }, ...commonErrors },
       handler: async ({ params, query, principal, res }) => {
         const scan = await loadScan(deps, principal, params.scan_id);
         const all = await allFindings(deps.db, scan.organization_id, scan.id);
-        const findings = query.introduced === undefined ? all : all.filter((f) => f.introduced === query.introduced);
+        const present = query.include_absent ? all : all.filter((f) => f.baseline_state !== "absent");
+        const findings = query.introduced === undefined ? present : present.filter((f) => f.introduced === query.introduced);
         res.type("application/sarif+json").send(JSON.stringify(toSarif(scan, findings)));
         return undefined;
       },

@@ -8,7 +8,24 @@
 import { randomUUID } from "node:crypto";
 import type { Request, Response } from "express";
 import { answerChat, defaultSpecialists, type ChatDataSource, type FindingSummary, type HistoryTurn, type ScanSummary, type SpecialistName } from "@ax/ai";
-import { appendChatMessage, chatHistory, cweCountsInScope, findingInScope, findingsInScope, getGroup, insertAiRequest, isId, recentScansInScope, scanInScope, type ChatScope, type Finding, type Principal, type ScanWithGroup } from "@ax/db";
+import {
+  appendChatMessage,
+  chatHistory,
+  cweCountsInScope,
+  findingInScope,
+  findingsInScope,
+  getGroup,
+  insertAiRequest,
+  isId,
+  recentScansInScope,
+  scanCounts,
+  scanInScope,
+  type ChatScope,
+  type Finding,
+  type Principal,
+  type ScanCounts,
+  type ScanWithGroup,
+} from "@ax/db";
 import type { Logger } from "@ax/logger";
 import type { AppDeps } from "../http/context";
 import { badRequest, notFound } from "../http/errors";
@@ -27,7 +44,8 @@ function iso(d: Date | string | null): string | null {
   return d === null ? null : new Date(d).toISOString();
 }
 
-function scanSummary(s: ScanWithGroup): ScanSummary {
+/** `counts` as the API shows them: from the findings as they are now (scanCounts), never the row's column frozen at store time. */
+function scanSummary(s: ScanWithGroup, counts: ScanCounts): ScanSummary {
   return {
     scan_id: s.id,
     state: s.state,
@@ -39,7 +57,7 @@ function scanSummary(s: ScanWithGroup): ScanSummary {
     created_at: iso(s.created_at) ?? "",
     finished_at: iso(s.finished_at),
     error: s.error,
-    counts: s.counts ?? {},
+    counts,
     languages: s.languages ?? [],
   };
 }
@@ -70,11 +88,15 @@ function findingSummary(f: Finding): FindingSummary {
 
 /** The caller's data, and nothing else: every query is scoped to the org (and group). */
 export function chatDataSource(deps: AppDeps, scope: ChatScope): ChatDataSource {
+  const withCounts = async (scans: ScanWithGroup[]) => {
+    const counts = await scanCounts(deps.db, scope.organizationId, scans.map((s) => s.id));
+    return scans.map((s) => scanSummary(s, counts.get(s.id) ?? {}));
+  };
   return {
-    recentScans: async (limit) => (await recentScansInScope(deps.db, scope, limit)).map(scanSummary),
+    recentScans: async (limit) => withCounts(await recentScansInScope(deps.db, scope, limit)),
     scan: async (id) => {
       const s = isId(id) ? await scanInScope(deps.db, scope, id) : undefined;
-      return s ? scanSummary(s) : null;
+      return s ? ((await withCounts([s]))[0] ?? null) : null;
     },
     findings: async (scanId, limit) => (isId(scanId) ? (await findingsInScope(deps.db, scope, scanId, limit)).map(findingSummary) : []),
     finding: async (id) => {

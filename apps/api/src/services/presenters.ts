@@ -1,11 +1,15 @@
 import type { FindingDataflow } from "@ax/contracts";
-import type { ApiToken, Finding, FindingHistory, FindingListRow, Group, Project, Scan } from "@ax/db";
+import type { ApiToken, Finding, FindingHistory, FindingListRow, Group, Project, Scan, ScanCounts } from "@ax/db";
 import { isUnsafeText } from "../http/text-safety";
 
 /** Wire shapes: identifiers named as in the spec, timestamps ISO 8601 UTC. */
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
-export function presentScan(s: Scan) {
+/**
+ * `counts` are the scan's counts as its findings are now (scanCounts in @ax/db, see
+ * services/scans.ts), not the `counts` column of the row, which is frozen at store time.
+ */
+export function presentScan(s: Scan, counts: ScanCounts) {
   const started = s.started_at ? new Date(s.started_at).getTime() : null;
   const finished = s.finished_at ? new Date(s.finished_at).getTime() : null;
   return {
@@ -24,8 +28,9 @@ export function presentScan(s: Scan) {
     attempts: s.attempts,
     languages: s.languages,
     analyzers: s.analyzers,
-    counts: s.counts,
+    counts,
     selection: s.selection,
+    notices: s.notices,
     created_at: iso(s.created_at),
     started_at: iso(s.started_at),
     finished_at: iso(s.finished_at),
@@ -36,8 +41,8 @@ export function presentScan(s: Scan) {
 /** When a public scan is deleted (and already answers 404): its request time plus the retention. */
 export const publicExpiry = (s: Scan, retentionHours: number): string => new Date(new Date(s.created_at).getTime() + retentionHours * 3_600_000).toISOString();
 
-export function presentPublicScan(s: Scan, retentionHours: number) {
-  const { scan_id, state, phase, progress, git_uri, branch, commit, error, counts, created_at, started_at, finished_at, duration_ms } = presentScan(s);
+export function presentPublicScan(s: Scan, scanCounts: ScanCounts, retentionHours: number) {
+  const { scan_id, state, phase, progress, git_uri, branch, commit, error, counts, created_at, started_at, finished_at, duration_ms } = presentScan(s, scanCounts);
   return { scan_id, state, phase, progress, git_uri, branch, commit, error, counts, created_at, started_at, finished_at, duration_ms, expires_at: publicExpiry(s, retentionHours) };
 }
 
@@ -74,6 +79,7 @@ export function presentFinding(f: Finding | FindingListRow) {
     end_column: f.end_column,
     snippet: f.snippet,
     fingerprint: f.fingerprint,
+    identity: f.identity,
     first_seen_scan_id: f.first_seen_scan_id,
     baseline_state: f.baseline_state,
     introduced: f.introduced,

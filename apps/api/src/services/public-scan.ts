@@ -10,11 +10,12 @@ import {
   internalOrganizationId,
   isForeignKeyViolation,
   isId,
+  scanCounts,
   type Scan,
 } from "@ax/db";
 import type { AppDeps } from "../http/context";
 import { AppError, badRequest, notFound, unavailable } from "../http/errors";
-import { publicExpiry } from "./presenters";
+import { presentPublicScan, publicExpiry } from "./presenters";
 
 /**
  * Public Scan (docs/public-scan.md): scans without a token. They belong to the internal
@@ -75,4 +76,11 @@ export async function loadPublicScan(deps: AppDeps, scanId: string): Promise<Sca
   const scan = organizationId ? await getPublicScan(deps.db, organizationId, scanId, notBefore) : undefined;
   if (!scan) throw notFound("Scan");
   return scan;
+}
+
+/** GET /public/scan/{id}: the scan with its counts as its findings are now (they cannot be triaged, but are counted alike). */
+export async function publicScanView(deps: AppDeps, scanId: string): Promise<ReturnType<typeof presentPublicScan>> {
+  const scan = await loadPublicScan(deps, scanId);
+  const counts = (await scanCounts(deps.db, scan.organization_id, [scan.id])).get(scan.id) ?? {};
+  return presentPublicScan(scan, counts, deps.config.publicScan.retentionHours);
 }

@@ -86,7 +86,9 @@ function resultOf(f: Finding, ruleIndex: number) {
       },
     ],
     ...(f.dataflow?.status === "confirmed" && f.dataflow.trace.length > 0 ? { codeFlows: [codeFlowOf(f.dataflow)] } : {}),
-    partialFingerprints: { "axFingerprint/v1": f.fingerprint },
+    // The identity follows the finding across commits (renames, moved lines), as a consumer
+    // that tracks alerts by partial fingerprint needs; the v1 fingerprint stays for older ones.
+    partialFingerprints: { "axIdentity/v1": f.identity, "axFingerprint/v1": f.fingerprint },
     baselineState: f.baseline_state,
     ...(suppressions.length ? { suppressions } : {}),
     ...(f.fix?.diff ? { fixes: [fixOf(f)] } : {}),

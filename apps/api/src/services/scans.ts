@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { checkGitUri, type ScanCreateBody } from "@ax/contracts";
-import { createScan, deleteScanRow, ensureDefaultGroup, findOrCreateProject, getGroup, isForeignKeyViolation, isId, ScanLimitError, type Principal, type Scan } from "@ax/db";
+import { createScan, deleteScanRow, ensureDefaultGroup, findOrCreateProject, getGroup, isForeignKeyViolation, isId, scanCounts, ScanLimitError, type Principal, type Scan } from "@ax/db";
 import { AppError, badRequest, conflict, notFound, unavailable } from "../http/errors";
 import type { AppDeps } from "../http/context";
 import { resolveOrganization } from "./access";
+import { presentScan } from "./presenters";
 
 export interface StartScanInput {
   body: ScanCreateBody;
@@ -85,4 +86,18 @@ export function parseIdempotencyKey(value: string | undefined): string | undefin
     throw new AppError(400, "bad_request", "Idempotency-Key must be 1 to 255 visible ASCII characters.");
   }
   return value;
+}
+
+/**
+ * Scans of one organization as the API shows them. Their counts follow triage: computed from
+ * the findings as they are now, for the whole list in one query.
+ */
+export async function scanViews(deps: AppDeps, organizationId: string, scans: Scan[]): Promise<ReturnType<typeof presentScan>[]> {
+  const counts = await scanCounts(deps.db, organizationId, scans.map((s) => s.id));
+  return scans.map((s) => presentScan(s, counts.get(s.id) ?? {}));
+}
+
+export async function scanView(deps: AppDeps, scan: Scan): Promise<ReturnType<typeof presentScan>> {
+  const [view] = await scanViews(deps, scan.organization_id, [scan]);
+  return view!;
 }

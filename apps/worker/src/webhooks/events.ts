@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Config } from "@ax/config";
 import type { WebhookEvent, WebhookEventType } from "@ax/contracts";
-import { recordWebhookEvent, type Db, type DeliveryRef, type Finding, type Scan } from "@ax/db";
+import { recordWebhookEvent, scanCounts, type Db, type DeliveryRef, type Finding, type Scan } from "@ax/db";
 import type { Logger } from "@ax/logger";
 import type { JobQueue } from "@ax/queue";
 
@@ -30,6 +30,7 @@ function scanEventId(type: string, scanId: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+/** Without `counts`: emitWebhookEvent adds them as they are when the event is recorded (withCurrentCounts). */
 export function scanEndedEvent(scan: Scan): WebhookEvent {
   const type = scan.state === "completed" ? "scan.completed" : "scan.failed";
   return event(
@@ -44,7 +45,6 @@ export function scanEndedEvent(scan: Scan): WebhookEvent {
       branch: scan.branch,
       commit: scan.commit_sha,
       state: scan.state,
-      counts: scan.counts,
       error: scan.error,
     },
     scanEventId(type, scan.id),
@@ -82,11 +82,24 @@ export async function enqueueDeliveries(deps: EmitDeps, refs: { delivery_id: str
   for (const r of refs) await deps.queue.enqueue("webhook.deliver", { delivery_id: r.delivery_id, organization_id: r.organization_id }, { jobId: r.delivery_id, attempts, backoffMs });
 }
 
+/**
+ * A scan event carries the scan's counts as GET /scan/{id} shows them: computed from its
+ * findings (which already hold the triage carried from earlier scans), not the column written
+ * at store time. Added here, where the database is at hand, because events are built from the
+ * scan row alone.
+ */
+async function withCurrentCounts(db: Db, ev: WebhookEvent): Promise<WebhookEvent> {
+  const scanId = ev.data.scan_id;
+  if ((ev.type !== "scan.completed" && ev.type !== "scan.failed") || typeof scanId !== "string") return ev;
+  const counts = (await scanCounts(db, ev.organization_id, [scanId])).get(scanId) ?? {};
+  return { ...ev, data: { ...ev.data, counts } };
+}
+
 /** Records and enqueues; never throws (the caller's action has already happened). */
 export async function emitWebhookEvent(deps: EmitDeps, ev: WebhookEvent, opts: { webhookId?: string } = {}): Promise<DeliveryRef[]> {
   let refs: DeliveryRef[] = [];
   try {
-    refs = await recordWebhookEvent(deps.db, ev, opts);
+    refs = await recordWebhookEvent(deps.db, await withCurrentCounts(deps.db, ev), opts);
     await enqueueDeliveries(deps, refs.map((r) => ({ delivery_id: r.delivery_id, organization_id: ev.organization_id })));
   } catch (err) {
     deps.logger.warn("webhook event not fully enqueued; the reconciler retries pending deliveries", { event_type: ev.type, event_id: ev.id, error: err });

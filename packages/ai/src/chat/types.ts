@@ -42,7 +42,7 @@ export interface ScanSummary {
   created_at: string;
   finished_at: string | null;
   error: string | null;
-  /** Findings by severity (CRITICAL…INFO) and by status, as stored on the scan. */
+  /** The scan's counts as the API shows them (SCAN_COUNT_KEYS): open findings by severity, `total`, by review status, … */
   counts: Record<string, number>;
   languages: string[];
 }

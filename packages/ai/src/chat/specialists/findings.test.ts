@@ -13,7 +13,11 @@ function scan(over: Partial<ScanSummary> = {}): ScanSummary {
   return {
     scan_id: SCAN, state: "completed", git_uri: "https://github.com/acme/shop.git", branch: "main", commit: "abcdef1234567890abcdef1234567890abcdef12",
     group_id: "g1", group_name: "payments", created_at: "2025-03-01T10:00:00.000Z", finished_at: "2025-03-01T10:02:30.000Z", error: null,
-    counts: { CRITICAL: 1, HIGH: 2, MEDIUM: 3, LOW: 0, INFO: 0, total: 6, new: 2, fixed: 0, suppressed: 1, introduced: 0 }, languages: ["python", "javascript"],
+    counts: {
+      CRITICAL: 1, HIGH: 2, MEDIUM: 3, LOW: 0, INFO: 0, total: 6, new: 2, fixed: 0, suppressed: 1, introduced: 0,
+      to_review: 5, true_positive: 1, false_positive: 2, accepted_risk: 0, marked_fixed: 0,
+    },
+    languages: ["python", "javascript"],
     ...over,
   };
 }
@@ -68,13 +72,35 @@ it("summarizes the newest scan with the data source's numbers", async () => {
   expect(text).toContain("### Scan of `https://github.com/acme/shop.git`");
   expect(text).toContain(`**Scan:** \`${SCAN}\` — **completed**, created 2025-03-01 10:00 UTC, finished 2025-03-01 10:02 UTC`);
   expect(text).toContain("**Branch:** `main` · **Commit:** `abcdef1`");
-  expect(lines).toEqual(expect.arrayContaining(["| CRITICAL | 1 |", "| HIGH | 2 |", "| MEDIUM | 3 |", "| LOW | 0 |", "| **Total** | 6 |"]));
-  expect(text).toContain("Also: new 2 · suppressed 1");
+  expect(lines).toEqual(expect.arrayContaining(["#### Open findings by severity", "| CRITICAL | 1 |", "| HIGH | 2 |", "| MEDIUM | 3 |", "| LOW | 0 |", "| **Total** | 6 |"]));
+  expect(text).toContain("_Open: TO REVIEW or TRUE POSITIVE, and not suppressed in the source._");
+  // Every status, zeros included, so that closed findings are visible beside the open ones.
+  const statuses = text.split("#### Findings by review status\n\n")[1]?.split("\n\n")[0]?.split("\n");
+  expect(statuses).toEqual([
+    "| Status | Findings |",
+    "| --- | --- |",
+    "| TO REVIEW | 5 |",
+    "| TRUE POSITIVE | 1 |",
+    "| FALSE POSITIVE | 2 |",
+    "| ACCEPTED RISK | 0 |",
+    "| FIXED (still reported) | 0 |",
+  ]);
+  expect(text).toContain("Also: new 2 · suppressed 1\n");
   expect(lines).toEqual(expect.arrayContaining(["| CWE-89 | SQL Injection | 2 |", "| CWE-79 | Cross-site Scripting | 2 |", "| CWE-78 | OS Command Injection | 1 |"]));
   const top = lines.filter((l) => /^\d+\. /.test(l) && l.includes("finding `"));
   expect(top).toHaveLength(5);
   expect(top[0]).toBe(`1. **CRITICAL** SQL built from request — \`src/db.py:10\` — finding \`${fid(1)}\` · CWE-89 · AI label: true\\_positive (91%)`);
   expect(text).not.toContain(OLD);
+});
+
+it("marks a finding a reviewer has judged, and shows counts without a status breakdown as they are", async () => {
+  const judged = [finding(1, { severity: "HIGH", status: "FALSE POSITIVE", title: "Not reachable" }), finding(2, { severity: "LOW", title: "Open one" })];
+  const old = { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 1, INFO: 0, total: 1, new: 1, fixed: 0, suppressed: 0, introduced: 0 };
+  const lines = await answer(context(dataSource([scan({ counts: old })], judged)));
+  expect(lines).toContain(`1. **HIGH** Not reachable — \`src/app.py:10\` — finding \`${fid(1)}\` · FALSE POSITIVE`);
+  expect(lines).toContain(`2. **LOW** Open one — \`src/app.py:20\` — finding \`${fid(2)}\``);
+  expect(lines).toContain("| **Total** | 1 |");
+  expect(lines).not.toContain("#### Findings by review status");
 });
 
 it("uses the scan the route names", async () => {

@@ -3,6 +3,7 @@
  * grounded only in ChatDataSource. Every number printed is a count the data source gave or
  * a tally of rows it returned, so the answer never states a figure it did not read.
  */
+import { OPEN_STATUSES, STATUS_COUNT_KEYS, type FindingStatus } from "@ax/contracts";
 import { modelAnswer } from "../model-answer";
 import { clip, escapeInline, inlineCode, table } from "../markdown";
 import type { AnswerLines, ChatDataSource, FindingSummary, ScanSummary, Specialist, SpecialistContext } from "../types";
@@ -10,6 +11,9 @@ import type { AnswerLines, ChatDataSource, FindingSummary, ScanSummary, Speciali
 type CweCount = Awaited<ReturnType<ChatDataSource["cweCounts"]>>[number];
 
 const SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
+// The status breakdown's rows: a count key and the status a reviewer sets (and reads) by name.
+const STATUS_ROWS = (Object.entries(STATUS_COUNT_KEYS) as [FindingStatus, string][]).map(([status, key]) => ({ status, key }));
+const STATUS_KEYS = STATUS_ROWS.map((r) => r.key);
 const TOP = 5;
 // Rows read when the answer filters or tallies findings itself (a CWE focus, files).
 const WIDE = 200;
@@ -31,7 +35,9 @@ export function findingItem(f: FindingSummary, n: number): string {
   const where = inlineCode(`${clip(f.file, 200)}:${f.start_line}`);
   const cwe = f.cwe_id ? ` · ${escapeInline(f.cwe_id)}` : "";
   const ai = f.ai_class ? ` · AI label: ${escapeInline(f.ai_class)}${f.ai_confidence != null ? ` (${Math.round(f.ai_confidence * 100)}%)` : ""}` : "";
-  return `${n}. **${escapeInline(f.severity)}** ${escapeInline(clip(f.title, 160))} — ${where} — finding ${inlineCode(f.finding_id)}${cwe}${ai}`;
+  // A reviewer's verdict shows beside the finding, so a closed one is not read as open.
+  const status = f.status === "TO REVIEW" ? "" : ` · ${escapeInline(f.status)}`;
+  return `${n}. **${escapeInline(f.severity)}** ${escapeInline(clip(f.title, 160))} — ${where} — finding ${inlineCode(f.finding_id)}${cwe}${status}${ai}`;
 }
 
 function noScan(ctx: SpecialistContext): string[] {
@@ -70,12 +76,31 @@ function header(ctx: SpecialistContext, scan: ScanSummary): string[] {
   return lines;
 }
 
+/**
+ * The scan's counts: open findings by severity (what still needs attention; a reviewer's
+ * verdict or severity change moves a finding), then its present findings by review status,
+ * then the other keys that are not zero.
+ */
 function severityTable(counts: Record<string, number>): string[] {
   const rows = SEVERITIES.filter((s) => typeof counts[s] === "number").map((s) => [s, counts[s]!]);
   if (rows.length === 0) return [];
   const total = counts.total ?? rows.reduce((sum, [, n]) => sum + (n as number), 0);
-  const lines = ["", "#### Findings by severity", "", ...table(["Severity", "Findings"], [...rows, [{ md: "**Total**" }, total]])];
-  const other = Object.entries(counts).filter(([k, n]) => !SEVERITIES.includes(k) && k !== "total" && n > 0);
+  const open = OPEN_STATUSES.map(escapeInline).join(" or ");
+  const lines = [
+    "",
+    "#### Open findings by severity",
+    "",
+    ...table(["Severity", "Findings"], [...rows, [{ md: "**Total**" }, total]]),
+    "",
+    `_Open: ${open}, and not suppressed in the source._`,
+  ];
+  const statuses = STATUS_ROWS.filter((r) => typeof counts[r.key] === "number");
+  if (statuses.length > 0) {
+    // A reviewer's FIXED on a finding the scan still reports; those that disappeared are `fixed` below.
+    const cells = statuses.map((r) => [{ md: `${escapeInline(r.status)}${r.key === "marked_fixed" ? " (still reported)" : ""}` }, counts[r.key]!]);
+    lines.push("", "#### Findings by review status", "", ...table(["Status", "Findings"], cells));
+  }
+  const other = Object.entries(counts).filter(([k, n]) => !SEVERITIES.includes(k) && !STATUS_KEYS.includes(k) && k !== "total" && n > 0);
   if (other.length > 0) lines.push("", `Also: ${other.map(([k, n]) => `${escapeInline(k)} ${n}`).join(" · ")}`);
   return lines;
 }
@@ -132,9 +157,9 @@ async function gather(ctx: SpecialistContext): Promise<Facts> {
 
 const SYSTEM =
   "You are the findings specialist of a code-scanning service's assistant. Answer the caller's question about their scan from the " +
-  "context only: it holds the scan's state, its counts by severity, its top weaknesses and findings. Every number you state must " +
-  "appear in the context; never estimate. Refer to findings by their id so the caller can ask how to fix them. If the scan failed " +
-  "or is still running, say so first.";
+  "context only: it holds the scan's state, its open findings by severity, its findings by review status, its top weaknesses and " +
+  "findings. Every number you state must appear in the context; never estimate. Refer to findings by their id so the caller can ask " +
+  "how to fix them. If the scan failed or is still running, say so first.";
 
 export const findingsSpecialist: Specialist = {
   name: "findings",
