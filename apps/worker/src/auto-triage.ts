@@ -3,7 +3,7 @@
  * confidence and model version, from the same input the model was trained on (reviewCode:
  * the enclosing function with its callers and callees from the same directory). The label
  * goes to its own columns; a reviewer's status is never touched. Offline, in process.
- * Labels are kept in the organization's analysis cache (per finding, and per commit for a
+ * Labels are kept in the project's analysis cache (per finding, and per commit for a
  * rescan that does not clone), so that unchanged findings are not labelled again.
  */
 import { createHash } from "node:crypto";
@@ -56,7 +56,7 @@ export async function keptCommitLabels(cache: AnalysisCache, model: ReviewModel,
 /**
  * The review model's labels for the findings. A label depends on the model, the finding and
  * the code of the finding's directory (its function, callers and callees are looked up
- * there): each is kept in the organization's analysis cache under a digest of exactly that —
+ * there): each is kept in the project's analysis cache under a digest of exactly that —
  * model, finding, and the blob ids of every file in its directory — and only findings without
  * one are labelled. Without the cache (or blob ids) every finding is labelled.
  */

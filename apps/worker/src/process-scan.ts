@@ -1,12 +1,12 @@
-import { join } from "node:path";
 import type { Config } from "@ax/config";
 import type { JobData } from "@ax/contracts";
-import { PgAnalysisCache, failScan, getScanForJob, getState, isPublicOrganization, markRunning, requeueScan, storeScanResults, updateProgress, type Db, type Scan } from "@ax/db";
+import { PgAnalysisCache, failScan, referenceCommits, getScanForJob, getState, isPublicOrganization, markRunning, requeueScan, storeScanResults, updateProgress, type Db, type Scan } from "@ax/db";
 import type { Logger } from "@ax/logger";
 import type { JobQueue } from "@ax/queue";
 import { defaultReviewModel, type ReviewModel } from "@ax/ai/review";
 import { keepCommitLabels, keptCommitLabels, labelsFor, type AiLabel } from "./auto-triage";
 import { emitWebhookEvent, scanEndedEvent } from "./webhooks/events";
+import { projectStateDir } from "./project-state";
 import { checkoutRepository, defaultAnalyzers, isIntroduced, remoteCommit, reusableScanResult, runAnalyzers, ScanInputError, ScanTimeoutError, withWorkspace, type AnalysisCache, type Analyzer } from "@ax/scanner";
 
 export interface ScanDeps {
@@ -83,7 +83,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
     mark = now;
   };
   try {
-    // A commit this organization has analysed already (same analyzers and versions): its
+    // A commit this project has analysed already (same analyzers and versions): its
     // analysis and labels are taken as they are, without cloning.
     const earlier = await earlierAnalysis(deps, scan, allowInsecure, abort.signal);
     if (earlier) lap("reuse_ms");
@@ -92,7 +92,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       log.info("cloning");
       // Kept per organization and project on this worker, like the analyzers' state below. Not
       // the repository of a public scan: one-off projects would each keep a copy on disk.
-      const stateDir = join(config.worker.workspaceDir, ".analyzer-state", scan.organization_id, scan.project_id);
+      const stateDir = projectStateDir(config.worker.workspaceDir, scan.organization_id, scan.project_id);
       const cloned = await checkoutRepository({
         gitUri: scan.git_uri,
         ...(scan.requested_branch ? { branch: scan.requested_branch } : {}),
@@ -104,10 +104,12 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         ...(publicScan ? {} : { stateDir }),
         // Diff-aware scans: what changed since the baseline decides which findings are new.
         ...(scan.baseline_commit ? { baseline: scan.baseline_commit } : {}),
+        // Where the earlier scans' lines are in this commit: how findings keep their identity.
+        references: (commit, branch) => referenceCommits(db, scan.project_id, branch, scan.id).catch(() => []),
       });
       const changed = cloned.changed;
       const blobs = config.scan.analysisCache ? cloned.blobs : undefined;
-      const cache: AnalysisCache | undefined = config.scan.analysisCache ? new PgAnalysisCache(db, scan.organization_id) : undefined;
+      const cache: AnalysisCache | undefined = config.scan.analysisCache ? new PgAnalysisCache(db, { organizationId: scan.organization_id, projectId: scan.project_id }) : undefined;
       lap("clone_ms");
       await updateProgress(db, scan.id, { phase: "analyzing", progress: 30, commit: cloned.commit, branch: cloned.branch });
       log.info("analyzing", { commit: cloned.commit });
@@ -117,7 +119,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         timeoutMs: config.scan.analyzerTimeoutMs,
         maxOutputBytes: config.scan.analyzerMaxOutputBytes,
         signal: abort.signal,
-        // With the cache, a commit this organization already analysed (same analyzers and
+        // With the cache, a commit this project already analysed (same analyzers and
         // versions) gets that analysis back instead of a second run.
         ...(cache && blobs ? { cache, blobs, commit: cloned.commit } : {}),
         ...(deps.analyzers ? { analyzers: deps.analyzers } : {}),
@@ -149,7 +151,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         }
       }
       lap("triage_ms");
-      return { ...analysis, aiLabels };
+      return { ...analysis, aiLabels, lineMaps: cloned.lineMaps };
     });
     lap("cleanup_ms");
 
@@ -161,6 +163,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       findings: result.findings,
       analyzers: result.analyzers,
       languages: result.languages,
+      lineMaps: result.lineMaps,
       selection: { ...result.selection },
       ...(result.aiLabels ? { aiLabels: result.aiLabels } : {}),
     });
@@ -205,9 +208,10 @@ class StoppedError extends Error {
 }
 
 /**
- * The stored analysis of the commit the scan would clone, when the organization has one for
- * these analyzers (and, with auto-triage, the model's labels of it); null otherwise, and for
- * diff-aware scans, whose introduced lines need the clone.
+ * The stored analysis of the commit the scan would clone, when the project has one for
+ * these analyzers (and, with auto-triage, the model's labels of it); null otherwise, for
+ * diff-aware scans, whose introduced lines need the clone, and when an earlier scan to match
+ * findings to is of another commit (the line mapping needs the clone).
  */
 async function earlierAnalysis(deps: ScanDeps, scan: Scan, allowInsecure: boolean, signal: AbortSignal) {
   const { config, db } = deps;
@@ -220,7 +224,11 @@ async function earlierAnalysis(deps: ScanDeps, scan: Scan, allowInsecure: boolea
     signal,
   }).catch(() => null);
   if (!remote) return null;
-  const cache = new PgAnalysisCache(db, scan.organization_id);
+  // Findings are matched to the earlier scans' through git's line mapping, which needs the
+  // clone unless every reference is of this very commit (a rescan, a branch at the same commit).
+  const references = await referenceCommits(db, scan.project_id, remote.branch, scan.id);
+  if (references.some((c) => c !== remote.commit)) return null;
+  const cache = new PgAnalysisCache(db, { organizationId: scan.organization_id, projectId: scan.project_id });
   const analysis = await reusableScanResult(cache, deps.analyzers ?? defaultAnalyzers(), remote.commit);
   if (!analysis) return null;
   let aiLabels: Map<string, AiLabel> | undefined;
@@ -230,5 +238,5 @@ async function earlierAnalysis(deps: ScanDeps, scan: Scan, allowInsecure: boolea
     if (!aiLabels) return null;
   }
   await updateProgress(db, scan.id, { phase: "analyzing", progress: 30, commit: remote.commit, branch: remote.branch });
-  return { ...analysis, aiLabels };
+  return { ...analysis, aiLabels, lineMaps: [] };
 }

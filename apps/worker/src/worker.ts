@@ -9,6 +9,7 @@ import { defaultAnalyzers, sweepStaleWorkspaces, type ResolveHost } from "@ax/sc
 import { createHandlers } from "./handlers";
 import { emitScanEnded } from "./process-scan";
 import { PUBLIC_SCAN_EXPIRY_SCHEDULER } from "./public-scans";
+import { startProjectStateJanitor } from "./project-state";
 import { reconcile } from "./reconciler";
 import { pruneDeliveryLog, reconcileDeliveries } from "./webhooks/maintenance";
 
@@ -44,6 +45,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   // than the scan time limit, so no live scan owns them.
   const swept = await sweepStaleWorkspaces(config.worker.workspaceDir, config.scan.timeoutMs + 60_000);
   if (swept > 0) log.info("removed stale scan workspaces", { count: swept });
+  // What this worker kept of projects deleted since (a group hard delete): removed now, on the
+  // API's notice of each delete, and every hour for notices missed.
+  const janitor = await startProjectStateJanitor({ db: deps.db, config, logger: log });
 
   const connection = workerConnection(config.redis.url);
   const producer = workerConnection(config.redis.url);
@@ -190,6 +194,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   async function shutDown(deadlineMs: number) {
     clearInterval(timer);
     clearInterval(pruneTimer);
+    janitor.close();
     // worker.close() waits for running jobs and has no timeout of its own; past the
     // deadline force-close, which leaves the jobs' locks to expire so another worker
     // picks them up.

@@ -5,3 +5,4 @@ export * from "./jobs";
 export * from "./body";
 export * from "./webhook";
 export * from "./admin";
+export * from "./notices";

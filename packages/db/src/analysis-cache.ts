@@ -4,14 +4,24 @@ import type { Db } from "./client";
 const CHUNK = 500;
 
 /**
- * The analysis cache of one organization (the scanner's AnalysisCache, structurally): cached
- * findings of a cacheable analyzer per git blob. Entries unused for a while are pruned.
+ * The analysis cache of one project (the scanner's AnalysisCache, structurally): cached
+ * findings of a cacheable analyzer per git blob, whole-scan results per commit, the review
+ * model's labels. Per project rather than per organization because the entries hold code
+ * (snippets, labels of it): a foreign key deletes them with their project in the group hard
+ * delete's transaction, and refuses a late write by a scan of a deleted project. Entries
+ * unused for a while are pruned.
  */
 export class PgAnalysisCache {
+  private readonly organizationId: string;
+  private readonly projectId: string;
+
   constructor(
     private readonly db: Db,
-    private readonly organizationId: string,
-  ) {}
+    scope: { organizationId: string; projectId: string },
+  ) {
+    this.organizationId = scope.organizationId;
+    this.projectId = scope.projectId;
+  }
 
   async get<T>(analyzer: string, version: string, blobs: readonly string[]): Promise<Map<string, T[]>> {
     const out = new Map<string, T[]>();
@@ -20,6 +30,8 @@ export class PgAnalysisCache {
       const rows = await this.db
         .updateTable("analysis_cache")
         .set({ last_used_at: sql`now()` })
+        .where("project_id", "=", this.projectId)
+        // Implied by the project; kept as every tenant query has it.
         .where("organization_id", "=", this.organizationId)
         .where("analyzer", "=", analyzer)
         .where("analyzer_version", "=", version)
@@ -34,6 +46,7 @@ export class PgAnalysisCache {
   async put<T>(analyzer: string, version: string, entries: ReadonlyMap<string, T[]>): Promise<void> {
     const rows = [...entries].map(([blob, findings]) => ({
       organization_id: this.organizationId,
+      project_id: this.projectId,
       analyzer,
       analyzer_version: version,
       blob_sha: blob,
@@ -44,7 +57,7 @@ export class PgAnalysisCache {
         .insertInto("analysis_cache")
         .values(rows.slice(i, i + CHUNK))
         .onConflict((oc) =>
-          oc.columns(["organization_id", "analyzer", "analyzer_version", "blob_sha"]).doUpdateSet((eb) => ({
+          oc.columns(["project_id", "analyzer", "analyzer_version", "blob_sha"]).doUpdateSet((eb) => ({
             findings: eb.ref("excluded.findings"),
             last_used_at: sql`now()`,
           })),

@@ -366,6 +366,9 @@ export function listFindings(
   if (f.rule?.length) query = query.where("rule_id", "in", f.rule);
   if (f.analyzer?.length) query = query.where("analyzer", "in", f.analyzer);
   if (f.baseline?.length) query = query.where("baseline_state", "in", f.baseline as ("new" | "unchanged" | "absent")[]);
+  // A scan's findings are its commit's: the records of findings gone since the branch's
+  // previous scan ('absent', FIXED) are listed only when asked for.
+  else if (!f.status?.includes("FIXED")) query = query.where("baseline_state", "!=", "absent");
   if (f.aiClass?.length) query = query.where("ai_class", "in", f.aiClass);
   if (f.minAiConfidence !== undefined) query = query.where("ai_confidence", ">=", f.minAiConfidence);
   if (f.dataflow === "none") query = query.where("dataflow", "is", null);

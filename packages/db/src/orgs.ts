@@ -98,6 +98,8 @@ export interface GroupDeletion {
   scans: number;
   findings: number;
   scanIds: string[];
+  /** What the workers must forget too (their kept state of these projects). */
+  projectIds: string[];
 }
 
 /**
@@ -117,6 +119,7 @@ export async function deleteGroup(db: Db, organizationId: string, groupId: strin
     if (!group) return undefined;
     const scans = await trx.selectFrom("scans").select(["id"]).where("group_id", "=", groupId).execute();
     const scanIds = scans.map((s) => s.id);
+    const projectIds = (await trx.selectFrom("projects").select("id").where("group_id", "=", groupId).execute()).map((p) => p.id);
     const counts = await trx
       .selectFrom("projects")
       .select((eb) => [
@@ -136,6 +139,7 @@ export async function deleteGroup(db: Db, organizationId: string, groupId: strin
       scans: scanIds.length,
       findings: Number(counts.findings ?? 0),
       scanIds,
+      projectIds,
     };
   });
 }

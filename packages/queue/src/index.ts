@@ -103,3 +103,4 @@ export class JobQueue {
 export { JobCatalog, type JobName, type JobData };
 export { WorkerRegistry, startHeartbeat, type Heartbeat } from "./worker-registry";
 export { QUEUE_NAMES, COUNTED_STATES, summarizeQueue, listFailed, retryFailedJob, removeFailedJob, retryAllFailed, removeAllFailed, type QueueSummary, type CountedState, type FailedPage, type FailedJobOutcome } from "./admin";
+export { projectsDeletedChannel, publishProjectsDeleted, subscribeProjectsDeleted, type NoticeSubscription } from "./notices";

@@ -11,7 +11,7 @@ import type { NormalizedFinding } from "@ax/contracts";
  * The matched code of a finding. Adapters put the exact matched text in `raw.text` when the
  * tool reports it (ast-grep does); otherwise the snippet (whole matched lines) is used.
  */
-export function matchedCode(finding: NormalizedFinding): string {
+export function matchedCode(finding: Pick<NormalizedFinding, "raw" | "snippet">): string {
   const raw = finding.raw;
   if (raw && typeof raw === "object" && "text" in raw && typeof raw.text === "string") return raw.text;
   return finding.snippet;

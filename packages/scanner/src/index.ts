@@ -34,6 +34,6 @@ export { redactSecrets } from "./analyzers/secrets-patterns";
 export type { DefaultAnalyzersOptions } from "./analyzers/registry";
 export { SourceFiles, SourceFile as CheckoutFile } from "./analyzers/source";
 export { DATAFLOW, analyzeModules } from "./dataflow/engine";
-export { dataflowAnalyzer, dataflowVersion } from "./dataflow/analyzer";
+export { dataflowAnalyzer, dataflowVersion, forgetKeptAnalyses } from "./dataflow/analyzer";
 export { JAVA_SPEC } from "./dataflow/java-spec";
 export { lowerJava } from "./dataflow/java";

@@ -25,7 +25,7 @@ const KEYWORD_DECL = /\b(?:function|def|func|fn|class|interface|struct|enum|trai
 /** `name(...) {`, `Type name(...) throws X {`, `name = (...) =>`, `name: function(`: a method or a function bound to a name. */
 const CALLABLE_DECL = /([A-Za-z_$][\w$]*)\s*(?:=|:)?\s*(?:async\s+)?(?:function\b\s*)?\([^()]*\)\s*(?:=>|\{|:|throws\b|->|$)/;
 
-export function locate(lines: readonly string[], finding: Pick<NormalizedFinding, "start_line" | "end_line"> & Parameters<typeof matchedCode>[0]): FindingLocator {
+export function locate(lines: readonly string[], finding: Pick<NormalizedFinding, "start_line" | "end_line" | "raw" | "snippet">): FindingLocator {
   const start = Math.max(1, finding.start_line);
   const end = Math.max(start, finding.end_line);
   return {

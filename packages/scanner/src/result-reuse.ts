@@ -1,10 +1,10 @@
 /**
- * Whole-scan reuse: a scan of a commit that the same organization has already analysed, by
+ * Whole-scan reuse: a scan of a commit that the same project has already analysed, by
  * the same analyzers at the same versions and with the same scanner code, gets that analysis
  * back instead of running it again. The content of a commit is fixed (its id is a digest of
  * the tree), and so is everything a run reads from it (.ax.yml included), so the result is
- * the same one. It is kept in the organization's analysis cache (one entry per commit), so it
- * is tenant-scoped, pruned and switched off exactly as the per-file entries are.
+ * the same one. It is kept in the project's analysis cache (one entry per commit), so it is
+ * tenant-scoped, deleted with the project, pruned and switched off as the per-file entries are.
  */
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
@@ -82,7 +82,7 @@ export async function storeScanResult(cache: AnalysisCache, version: string, com
   await cache.put(SCAN_RESULT, version, new Map([[commit, [result as unknown as never]]])).catch(() => undefined);
 }
 
-/** The stored analysis of `commit` by these analyzers, if the organization's cache has one. */
+/** The stored analysis of `commit` by these analyzers, if the project's cache has one. */
 export async function reusableScanResult(cache: AnalysisCache, analyzers: readonly Analyzer[], commit: string): Promise<StoredScanResult | null> {
   const version = await scanResultVersion(analyzers);
   return version ? loadScanResult(cache, version, commit) : null;

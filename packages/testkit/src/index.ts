@@ -1,7 +1,7 @@
 /**
- * Test support: every suite gets its own PostgreSQL database on the real server and its
- * own queue prefix on the real Redis, so suites run in parallel and never touch
- * development data. Git repositories are made with the real git binary.
+ * Test support: every suite gets its own PostgreSQL database on the real server, its own
+ * queue prefix on the real Redis and its own WORKSPACE_DIR, so suites run in parallel and
+ * never touch development data. Git repositories are made with the real git binary.
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -65,10 +65,15 @@ export interface TestStack {
   close(): Promise<void>;
 }
 
-/** A migrated database with one organization, its owner and a token. */
+/**
+ * A migrated database with one organization, its owner and a token. The workspace directory
+ * is the suite's own (removed on close): a worker removes the kept state of projects that
+ * its database does not have, which in a shared one would be every other suite's.
+ */
 export async function createTestStack(overrides: Record<string, string> = {}): Promise<TestStack> {
   const database = await createTestDatabase();
-  const config = testConfig({ DATABASE_URL: database.url, QUEUE_PREFIX: testQueuePrefix(), ...overrides });
+  const workspace = overrides.WORKSPACE_DIR === undefined ? tmpDir("ax-test-ws-") : undefined;
+  const config = testConfig({ DATABASE_URL: database.url, QUEUE_PREFIX: testQueuePrefix(), ...(workspace ? { WORKSPACE_DIR: workspace } : {}), ...overrides });
   const handle = await openDatabase({ url: database.url, dataDir: config.database.dataDir, poolSize: 5 });
   await migrate(handle);
   const tenant = await bootstrap(handle.db, {
@@ -87,6 +92,7 @@ export async function createTestStack(overrides: Record<string, string> = {}): P
       await handle.close();
       await database.drop();
       await dropQueueKeys(config.redis.url, config.redis.queuePrefix);
+      if (workspace) removeDir(workspace);
     },
   };
 }
@@ -114,6 +120,15 @@ export async function dropQueueKeys(redisUrl: string, prefix: string): Promise<n
     redis.disconnect();
   }
   return deleted;
+}
+
+/** rm(1) as the fallback: a checkout nested past PATH_MAX defeats Node's recursive rm. */
+function removeDir(dir: string): void {
+  try {
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    execFileSync("rm", ["-rf", "--", dir], { stdio: "ignore" });
+  }
 }
 
 export function tmpDir(prefix = "ax-test-"): string {

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { SCAN_QUEUE, bodyObject } from "@ax/contracts";
-import { createGroup, deleteGroup, getGroup, getProject, isId, listGroups, listProjects } from "@ax/db";
+import { bodyObject } from "@ax/contracts";
+import { createGroup, getGroup, getProject, isId, listGroups, listProjects } from "@ax/db";
 import type { AppDeps } from "../http/context";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { defineRoute, type AnyRoute } from "../http/route";
 import { Cursor, ErrorBody, GroupView, Id, Limit, ProjectView, ScanView, commonErrors, listOf } from "../http/schemas";
 import { requireRole } from "../services/access";
-import { emitGroupDeleted } from "../services/webhooks";
+import { hardDeleteGroup } from "../services/groups";
 import { decodeCursor, encodeCursor, isCursorText, presentGroup, presentProject } from "../services/presenters";
 import { scanPage } from "./scans";
 
@@ -88,7 +88,7 @@ export function groupRoutes(deps: AppDeps): AnyRoute[] {
       operationId: "deleteGroup",
       summary: "Hard-delete a group with its projects, scans and findings",
       description:
-        "One transaction removes the group and everything under it; nothing can be restored. Queued scans of the group are removed from the queue and running ones stop and discard their results. Owner or admin.",
+        "One transaction removes the group and everything under it; nothing can be restored. Queued scans of the group are removed from the queue and running ones stop and discard their results. Cached analyses of its projects go with them, and every worker then removes what it kept of them on its disk and in memory (clones, analyzer state). Owner or admin.",
       tags: ["Public Scan"],
       params: GroupParams,
       responses: {
@@ -106,11 +106,8 @@ export function groupRoutes(deps: AppDeps): AnyRoute[] {
       handler: async ({ params, principal }) => {
         requireRole(principal, params.organization_id, "admin");
         if (!isId(params.group_id)) throw notFound("Group");
-        const result = await deleteGroup(deps.db, params.organization_id, params.group_id);
+        const result = await hardDeleteGroup(deps, params.organization_id, params.group_id);
         if (!result) throw notFound("Group");
-        for (const scanId of result.scanIds) await deps.queue.removeIfWaiting(SCAN_QUEUE, scanId).catch(() => false);
-        await emitGroupDeleted(deps, params.organization_id, params.group_id, { projects: result.projects, scans: result.scans, findings: result.findings });
-        deps.logger.info("group deleted", { organization_id: params.organization_id, group_id: params.group_id, scans: result.scans });
         return {
           message: "Group deleted",
           group_id: params.group_id,
@@ -140,6 +137,7 @@ export function groupRoutes(deps: AppDeps): AnyRoute[] {
       path: "/organization/:organization_id/group/:group_id/project/:project_id/scan",
       operationId: "listProjectScans",
       summary: "Scans of a project, newest first",
+      description: "Each scan's `counts` are computed when read, as in `GET /scan/{scan_id}`: they follow triage.",
       tags: ["Scan"],
       params: GroupParams.extend({ project_id: Id }),
       query: z.object({ cursor: Cursor, limit: Limit(200, 50) }),

@@ -6,7 +6,7 @@ import { defaultAnalyzers } from "../analyzers/registry";
 import { ScanAbortedError } from "../errors";
 import { runAnalyzers } from "../run";
 import { removeDir, tempDir } from "../test-support/git-fixtures";
-import { analyzeCheckout, dataflowAnalyzer } from "./analyzer";
+import { analyzeCheckout, dataflowAnalyzer, forgetKeptAnalyses, keptAnalyses } from "./analyzer";
 
 const SERVLET = (n: number) => `package app;
 public class Users${n} {
@@ -74,6 +74,24 @@ it("gives the same findings from lowered files it keeps, and follows a file that
   const changed = await analyzeCheckout(dir, ["src/Users0.java", "src/Users1.java", "src/Users2.java"]);
   expect(key(changed)).toEqual(key(first).filter((k) => !k.startsWith("src/Users1.java:5:")));
   expect(key(changed)).not.toEqual(key(first));
+});
+
+it("forgets the code it kept when told (a project was deleted), also during an analysis, with the same findings after", async () => {
+  const files = Array.from({ length: 40 }, (_, i) => `src/Users${i}.java`);
+  const dir = repo("forget", files.length);
+  forgetKeptAnalyses(); // what the tests above kept
+  const first = await analyzeCheckout(dir, files);
+  expect(keptAnalyses()).toEqual({ files: files.length, memo: true });
+  forgetKeptAnalyses();
+  expect(keptAnalyses()).toEqual({ files: 0, memo: false });
+  // Told while an analysis reads its files: what that analysis keeps goes when it ends.
+  const during = analyzeCheckout(dir, files);
+  forgetKeptAnalyses();
+  expect(await during).toEqual(first);
+  expect(keptAnalyses()).toEqual({ files: 0, memo: false });
+  // The next analysis starts afresh and keeps again.
+  expect(await analyzeCheckout(dir, files)).toEqual(first);
+  expect(keptAnalyses()).toEqual({ files: files.length, memo: true });
 });
 
 it("analyses code whose names are those of Object.prototype's members (constructor, toString)", async () => {

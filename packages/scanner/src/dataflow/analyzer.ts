@@ -48,6 +48,17 @@ export function dataflowVersion(): string {
 
 /** Read, lower and analyse `files` of the checkout at `dir` (in whichever thread calls it). */
 export async function analyzeCheckout(dir: string, files: readonly string[], signal?: AbortSignal): Promise<NormalizedFinding[]> {
+  const started = generation;
+  try {
+    return await analyzeFiles(dir, files, signal);
+  } finally {
+    // Forgotten while this ran: its files may be the deleted project's, and it has just
+    // lowered them into the cache and left its interpretations in the memo.
+    if (generation !== started) dropKept();
+  }
+}
+
+async function analyzeFiles(dir: string, files: readonly string[], signal?: AbortSignal): Promise<NormalizedFinding[]> {
   const modules: ModuleIR[] = [];
   const lines = new Map<string, string[]>();
   for (const file of files) {
@@ -90,6 +101,32 @@ const LOWERED_CACHE_SOURCE_BYTES = 16 * 1024 * 1024;
 const lowered = new Map<string, Lowered>();
 let loweredBytes = 0;
 
+/** Bumped by each forgetKeptAnalyses: an analysis that saw it change drops what it kept. */
+let generation = 0;
+
+function dropKept(): void {
+  lowered.clear();
+  loweredBytes = 0;
+  memo.last = null;
+}
+
+/**
+ * Drops the lowered files and the memo, in this thread and the analyzer's thread: both hold
+ * source lines of the last scans, keyed by content, not by project, so after a project is
+ * deleted (a group hard delete) none of it may stay. The next scan lowers and interprets
+ * every file afresh, once; its findings are the same.
+ */
+export function forgetKeptAnalyses(): void {
+  generation++;
+  dropKept();
+  thread?.forget();
+}
+
+/** What this thread keeps from earlier analyses: lowered files, and whether a memo is held. */
+export function keptAnalyses(): { files: number; memo: boolean } {
+  return { files: lowered.size, memo: memo.last !== null };
+}
+
 function lowerCached(lower: (file: string, source: string) => ModuleIR, file: string, source: string): Lowered | null {
   const key = createHash("sha256").update(file).update("\0").update(source).digest("hex");
   const hit = lowered.get(key);
@@ -126,7 +163,7 @@ async function runDataflow(ctx: AnalyzerContext): Promise<NormalizedFinding[]> {
   return threaded ?? analyzeCheckout(ctx.dir, ctx.files, ctx.signal);
 }
 
-export type ThreadRequest = { kind: "job"; id: number; dir: string; files: readonly string[] };
+export type ThreadRequest = { kind: "job"; id: number; dir: string; files: readonly string[] } | { kind: "forget" };
 export type ThreadMessage = { kind: "ready" } | { kind: "done"; id: number; findings: NormalizedFinding[] } | { kind: "failed"; id: number; message: string };
 
 interface Job {
@@ -215,6 +252,11 @@ class DataflowThread {
       worker.on("exit", (code) => lost(`exit ${code}`));
     });
     return this.ready;
+  }
+
+  /** A thread not running holds nothing (one being replaced starts empty). */
+  forget(): void {
+    this.worker?.postMessage({ kind: "forget" } satisfies ThreadRequest);
   }
 
   private send(id: number): void {

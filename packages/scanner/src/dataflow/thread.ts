@@ -1,11 +1,12 @@
 /** The dataflow analyzer's worker thread (analyzer.ts): analyses the checkouts it is sent, one message a job. */
 import { parentPort } from "node:worker_threads";
-import { analyzeCheckout, type ThreadMessage, type ThreadRequest } from "./analyzer";
+import { analyzeCheckout, forgetKeptAnalyses, type ThreadMessage, type ThreadRequest } from "./analyzer";
 
 const port = parentPort;
 if (port) {
   const post = (msg: ThreadMessage) => port.postMessage(msg);
   port.on("message", (req: ThreadRequest) => {
+    if (req.kind === "forget") return forgetKeptAnalyses();
     analyzeCheckout(req.dir, req.files).then(
       (findings) => post({ kind: "done", id: req.id, findings }),
       (err: unknown) => post({ kind: "failed", id: req.id, message: err instanceof Error ? err.message : String(err) }),
