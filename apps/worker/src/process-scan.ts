@@ -104,8 +104,9 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         ...(publicScan ? {} : { stateDir }),
         // Diff-aware scans: what changed since the baseline decides which findings are new.
         ...(scan.baseline_commit ? { baseline: scan.baseline_commit } : {}),
-        // Where the earlier scans' lines are in this commit: how findings keep their identity.
-        references: (commit, branch) => referenceCommits(db, scan.project_id, branch, scan.id).catch(() => []),
+        // Where the earlier scans' lines are in this commit: how findings keep their identity
+        // (and so their triage). Public scans have no triage: no extra fetch for them.
+        ...(publicScan ? {} : { references: (_commit: string, branch: string) => referenceCommits(db, scan.project_id, branch, scan.id).catch(() => []) }),
       });
       const changed = cloned.changed;
       const blobs = config.scan.analysisCache ? cloned.blobs : undefined;
