@@ -30,13 +30,30 @@ function byHand(uri: string, scratch: string): HandRun {
   return { cloneMs, ...(JSON.parse(out) as Omit<HandRun, "cloneMs">) };
 }
 
-async function scanOnce(base: string, token: string, uri: string): Promise<{ ms: number; view: ScanView; id: string }> {
+async function scanOnce(base: string, token: string, uri: string, groupId?: string): Promise<{ ms: number; view: ScanView; id: string }> {
   const t0 = performance.now();
-  const { scan_id } = await api<{ scan_id: string }>(base, token, "POST", "/scan", { git_uri: uri });
+  const { scan_id } = await api<{ scan_id: string }>(base, token, "POST", groupId ? `/scan?group_id=${groupId}` : "/scan", { git_uri: uri });
   const view = await waitScan(base, token, scan_id);
   const ms = performance.now() - t0;
   if (view.state !== "completed") throw new Error(`scan ${scan_id} ended ${view.state}: ${view.error ?? ""}`);
   return { ms, view, id: scan_id };
+}
+
+/** Every finding of a scan as "rule file:start-end:col-col snippet", sorted: what a fresh scan must reproduce. */
+async function findingKeys(base: string, token: string, scanId: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { findings: { rule_id: string; file: string; start_line: number; end_line: number; start_column: number; end_column: number; snippet: string }[]; next_cursor: string | null } = await api(
+      base,
+      token,
+      "GET",
+      `/scan/${scanId}/findings?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
+    for (const f of page.findings) keys.push(`${f.rule_id} ${f.file}:${f.start_line}-${f.end_line}:${f.start_column}-${f.end_column} ${f.snippet}`);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return keys.sort();
 }
 
 export async function benchScan(opts: { lines: number }): Promise<void> {
@@ -74,6 +91,14 @@ export async function benchScan(opts: { lines: number }): Promise<void> {
     const changed = changeFraction(corpus.dir, 0.01, "perf-bench change");
     const pct = await scanOnce(apiProc.base, token, uri);
     process.stderr.write(`1% changed (${changed} files): ${s(pct.ms)}\n`);
+    // Ground truth for what the rescan timed: the same commit scanned as a new project (another
+    // group: no kept clone, no cached results), whose findings must be the same.
+    const { group_id: freshGroup } = await api<{ group_id: string }>(apiProc.base, token, "POST", `/organization/${stack.tenant.organization_id}/group`, { name: "perf-fresh" });
+    const fresh = await scanOnce(apiProc.base, token, uri, freshGroup);
+    const [rescanned, truth] = await Promise.all([findingKeys(apiProc.base, token, pct.id), findingKeys(apiProc.base, token, fresh.id)]);
+    const differ = rescanned.filter((k) => !truth.includes(k)).length + truth.filter((k) => !rescanned.includes(k)).length;
+    if (differ > 0 || pct.view.commit !== fresh.view.commit) throw new Error(`the 1% rescan's findings differ from a fresh scan of ${fresh.view.commit ?? "?"} (${differ} differ)`);
+    process.stderr.write(`fresh scan of the same commit: ${s(fresh.ms)}, ${truth.length} findings, identical\n`);
     const peak = worker.peakRssMiB();
     const phases = scanPhases(workerLog);
     const phaseText = (id: string) => {
@@ -112,6 +137,8 @@ export async function benchScan(opts: { lines: number }): Promise<void> {
       `Analyzer durations the worker recorded — first scan: ${analyzerRows(first.view)}. Same commit: ${analyzerRows(same.view) || "(results reused)"}. 1% changed: ${analyzerRows(pct.view)}.`,
       "",
       `Findings: first ${first.view.counts?.total ?? "?"}, same commit ${same.view.counts?.total ?? "?"}, 1% changed ${pct.view.counts?.total ?? "?"}. API peak RSS meanwhile ${fmt(apiPeak)} MiB.`,
+      "",
+      `Checked against ground truth: the 1% rescan's ${truth.length} findings (rule, file, lines, columns, snippet) are identical to those of a fresh scan of the same commit as a new project in another group, without a kept clone or cached results (${s(fresh.ms)}); the bench fails otherwise.`,
     ].join("\n");
     writeSection("scan", text);
   } finally {

@@ -221,6 +221,7 @@ export interface ScanView {
   id?: string;
   state: string;
   error?: string | null;
+  commit?: string | null;
   counts?: Record<string, number>;
   analyzers?: { name: string; status: string; duration_ms: number; files: number; cached_files: number; findings: number }[];
 }
