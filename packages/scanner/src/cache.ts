@@ -1,16 +1,33 @@
 /**
- * Incremental rescans: a cacheable analyzer's findings for a file depend only on the file's
- * content and the analyzer's version (which includes the rule pack's), so they are stored
- * per (analyzer, version, git blob id) and reused by every later scan of any repository
- * that contains the same blob. A file is re-analyzed only when its content changed.
+ * Incremental rescans: a cacheable analyzer's findings for a file depend only on the file —
+ * its content and its path — and the analyzer's version (which includes the rule pack's), so
+ * they are stored per (analyzer, version, git blob id and path) and reused by every later
+ * scan of any repository that has the same blob at the same path. A file is re-analyzed only
+ * when its content or its path changed.
  */
+import { createHash } from "node:crypto";
 import type { NormalizedFinding } from "@ax/contracts";
 
-/** A finding as cached: without the path (the same blob may sit at several paths) or fingerprint. */
+/** A finding as cached: without the path (the key has it) or fingerprint. */
 export type CachedFinding = Omit<NormalizedFinding, "file" | "fingerprint">;
 
+/**
+ * The key of a file's entry: its blob id and its path. The content alone does not decide what
+ * an analyzer reports: the language comes from the extension, bandit drops asserts and
+ * ast-grep rules ignore some matches under test directories, the secrets detector reads bare
+ * `KEY=value` lines only in config files. So a blob's results are reused only at the path
+ * they were found at; renamed or copied content is analysed again, which costs one file. The
+ * path is hashed: the key stays short and plain text whatever the path's length or bytes.
+ */
+export function cacheKey(blob: string, path: string): string {
+  return `${blob}:${createHash("sha256").update(path).digest("hex").slice(0, 32)}`;
+}
+
 export interface AnalysisCache {
-  /** The cached findings of each blob that has an entry (an empty array: analyzed, nothing found). */
+  /**
+   * The cached findings of each key that has an entry (an empty array: analyzed, nothing
+   * found). A key is a file's cacheKey, or a commit id for whole-scan results.
+   */
   get(analyzer: string, version: string, blobs: readonly string[]): Promise<Map<string, CachedFinding[]>>;
   put(analyzer: string, version: string, entries: ReadonlyMap<string, CachedFinding[]>): Promise<void>;
 }

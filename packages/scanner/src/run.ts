@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AnalyzerRun, NormalizedFinding } from "@ax/contracts";
 import { defaultAnalyzers } from "./analyzers/registry";
-import { fromCached, toCached, type AnalysisCache, type CachedFinding } from "./cache";
+import { cacheKey, fromCached, toCached, type AnalysisCache, type CachedFinding } from "./cache";
 import { postprocess } from "./postprocess";
 import { filesFor, selectFiles, type Selection } from "./selection";
 import {
@@ -212,14 +212,24 @@ async function runOne(analyzer: Analyzer, input: RunInput): Promise<{ run: Analy
   }
 }
 
+/** Each file's cache key (cache.ts: its blob id and path); files without a blob id are never cached. */
+function cacheKeys(files: readonly string[], blobs: ReadonlyMap<string, string>): Map<string, string> {
+  const keys = new Map<string, string>();
+  for (const file of files) {
+    const blob = blobs.get(file);
+    if (blob) keys.set(file, cacheKey(blob, file));
+  }
+  return keys;
+}
+
 async function lookupCache(name: string, version: string, files: string[], cache: AnalysisCache, blobs: ReadonlyMap<string, string>) {
-  const wanted = [...new Set(files.map((f) => blobs.get(f)).filter((b): b is string => b !== undefined))];
-  const hits = await cache.get(name, version, wanted);
+  const keys = cacheKeys(files, blobs);
+  const hits = await cache.get(name, version, [...new Set(keys.values())]);
   const findings: NormalizedFinding[] = [];
   const toRun: string[] = [];
   for (const file of files) {
-    const blob = blobs.get(file);
-    const hit = blob ? hits.get(blob) : undefined;
+    const key = keys.get(file);
+    const hit = key ? hits.get(key) : undefined;
     if (hit) findings.push(...hit.map((f) => fromCached(f, file)));
     else toRun.push(file);
   }
@@ -228,19 +238,11 @@ async function lookupCache(name: string, version: string, files: string[], cache
 
 /** Only a completed run is cached, and every analyzed file gets an entry, empty or not. */
 async function storeCache(name: string, version: string, files: string[], findings: NormalizedFinding[], cache: AnalysisCache, blobs: ReadonlyMap<string, string>) {
-  const entries = new Map<string, CachedFinding[]>();
-  for (const file of files) {
-    const blob = blobs.get(file);
-    if (blob && !entries.has(blob)) entries.set(blob, []);
-  }
-  const seenFile = new Map<string, string>();
+  const keys = cacheKeys(files, blobs);
+  const entries = new Map<string, CachedFinding[]>([...keys.values()].map((key) => [key, []]));
   for (const f of findings) {
-    const blob = blobs.get(f.file);
-    if (!blob) continue;
-    // Two paths with one blob: keep the findings of the first path only, once.
-    const owner = seenFile.get(blob) ?? f.file;
-    seenFile.set(blob, owner);
-    if (owner === f.file) entries.get(blob)?.push(toCached(f));
+    const key = keys.get(f.file);
+    if (key) entries.get(key)?.push(toCached(f));
   }
   await cache.put(name, version, entries);
 }

@@ -40,8 +40,9 @@ export interface Analyzer {
   /** Languages (as named by selection.ts) whose files it reads, or "*" for every text file. */
   readonly languages: readonly string[] | "*";
   /**
-   * True when a file's findings depend only on that file's content and the analyzer's
-   * version: results are then cached per git blob and reused by later scans.
+   * True when a file's findings depend only on that file (its content and its path) and the
+   * analyzer's version: results are then cached per git blob and path (cache.ts) and reused
+   * by later scans.
    */
   readonly cacheable: boolean;
   /**
