@@ -227,8 +227,11 @@ async function earlierAnalysis(deps: ScanDeps, scan: Scan, allowInsecure: boolea
   if (!remote) return null;
   // Findings are matched to the earlier scans' through git's line mapping, which needs the
   // clone unless every reference is of this very commit (a rescan, a branch at the same commit).
+  // (Other branches' references serve only what the branch's own leave unmatched: none, when
+  // the branch's last scan is of this commit; on a branch's first scan they are all there is.)
   const references = await referenceCommits(db, scan.project_id, remote.branch, scan.id);
-  if (references.some((c) => c !== remote.commit)) return null;
+  const own = references.filter((r) => r.sameBranch);
+  if ((own.length > 0 ? own : references).some((r) => r.commit !== remote.commit)) return null;
   const cache = new PgAnalysisCache(db, { organizationId: scan.organization_id, projectId: scan.project_id });
   const analysis = await reusableScanResult(cache, deps.analyzers ?? defaultAnalyzers(), remote.commit);
   if (!analysis) return null;

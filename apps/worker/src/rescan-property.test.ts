@@ -4,11 +4,12 @@
  * dataflow thread's kept files), and every triage decision stays on the line it was made for.
  *
  * Real PostgreSQL, real git repositories made here, the real analyzers and the worker's own job
- * handler. Random edits (rescan-model.ts) are committed on main and on branches forked from it
- * and scanned, sometimes two scans at once; reviewers' decisions are made along the way through
- * updateFinding, as the API makes them. After every scan:
+ * handler. Random edits (rescan-edits.ts) of a ground-truth model (rescan-model.ts) are
+ * committed on main and on branches forked from it and scanned, sometimes two scans at once;
+ * reviewers' decisions are made along the way through updateFinding, as the API makes them.
+ * After every scan:
  *  1. its reported findings equal those of a scan that reuses nothing: a fresh clone analysed
- *     without cache in a process of its own (rescan-fresh-scan.ts);
+ *     without cache in a process of its own (rescan-harness.ts, rescan-fresh-scan.ts);
  *  2. each reported finding has the status of the latest decision on its line and rule made on
  *     this branch, else on any branch, else TO REVIEW. Findings whose line cannot be told from
  *     content are skipped and counted (rescan-model.ts, `ambiguity`).
@@ -17,17 +18,12 @@
  * AX_RESCAN_PATH=<run - 1> replays that run alone (same tier: the rounds differ between tiers).
  * The slow tier (`npm run test:slow`, AX_SLOW_TESTS=1) runs many more and longer sequences.
  */
-import { execFile } from "node:child_process";
 import fs from "node:fs";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import fc from "fast-check";
-import type { NormalizedFinding } from "@ax/contracts";
-import { createScan, findOrCreateProject, updateFinding, type Db } from "@ax/db";
-import { createLogger } from "@ax/logger";
+import { updateFinding, type Db } from "@ax/db";
 import { commitFiles, createTestStack, git, makeGitRepo, tmpDir, type TestStack } from "@ax/testkit";
-import { processScan } from "./process-scan";
-import type { FreshScanInput } from "./rescan-fresh-scan";
+import { randomEdit } from "./rescan-edits";
+import { commitMismatch, newProject as projectOf, scanWithReference as scanned, type Scanned } from "./rescan-harness";
 import {
   ambiguity,
   baselineOf,
@@ -38,7 +34,6 @@ import {
   initialTree,
   linesOf,
   pick,
-  randomEdit,
   type Baseline,
   type Branch,
   type Rand,
@@ -49,13 +44,13 @@ const SLOW = process.env.AX_SLOW_TESTS === "1";
 const SEED = process.env.AX_RESCAN_SEED ? Number(process.env.AX_RESCAN_SEED) : Date.now() % 2_147_483_647;
 /** fast-check's path of one run to replay alone (the run number less one), with its seed. */
 const REPLAY = process.env.AX_RESCAN_PATH;
-// Regular tier: about 25 scans, 30–40 s on two idle cores. Slow tier: about 450 scans.
-const RUNS = SLOW ? 30 : 3;
-const ROUNDS = SLOW ? 14 : 7;
+// Regular tier: about 20 scans, 25 s on two idle cores (twice that beside other suites).
+// Slow tier: about 580 scans, 12 minutes.
+const RUNS = SLOW ? 30 : 2;
+const ROUNDS = SLOW ? 14 : 8;
 const TIMEOUT_MS = SLOW ? 60 * 60_000 : 180_000;
 
 let stack: TestStack;
-const logger = createLogger({ level: "error", format: "json", silent: true });
 /** Repositories and work trees made here. */
 const dirs: string[] = [];
 const newDir = (prefix: string) => {
@@ -71,86 +66,8 @@ afterAll(async () => {
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 const db = (): Db => stack.handle.db;
-
-// ---------------------------------------------------------------------------------------
-// Scans: the worker's, and the reference that reuses nothing.
-
-/** What an analyzer reports of a finding: check 1 compares these, never the reviewers' fields. */
-const REPORTED = ["analyzer", "rule_id", "file", "start_line", "end_line", "start_column", "end_column", "snippet", "cwe_id", "suppression"] as const;
-const reportedOf = (f: Record<(typeof REPORTED)[number], unknown>) => JSON.stringify(REPORTED.map((k) => f[k] ?? null));
-
-const FRESH_SCAN = fileURLToPath(new URL("./rescan-fresh-scan.ts", import.meta.url));
-const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
-const execFileAsync = promisify(execFile);
-
-async function freshScan(gitUri: string, branch: string | null): Promise<{ commit: string; findings: NormalizedFinding[] }> {
-  const { scan } = stack.config;
-  const input: FreshScanInput = {
-    gitUri,
-    ...(branch ? { branch } : {}),
-    timeoutMs: scan.timeoutMs,
-    maxRepoBytes: scan.maxRepoBytes,
-    analyzerTimeoutMs: scan.analyzerTimeoutMs,
-    maxOutputBytes: scan.analyzerMaxOutputBytes,
-  };
-  const { stdout } = await execFileAsync(process.execPath, ["--import", "tsx", FRESH_SCAN, JSON.stringify(input)], { cwd: ROOT, maxBuffer: 64 << 20, timeout: 180_000 });
-  return JSON.parse(stdout) as { commit: string; findings: NormalizedFinding[] };
-}
-
-interface Scanned {
-  scanId: string;
-  commit: string | null;
-  rows: Awaited<ReturnType<typeof reportedRows>>;
-  fresh: { commit: string; findings: NormalizedFinding[] };
-}
-
-/** The scan's reported findings: an `absent` row records a finding of the previous scan that is gone. */
-function reportedRows(scanId: string) {
-  return db().selectFrom("findings").selectAll().where("scan_id", "=", scanId).where("baseline_state", "!=", "absent").execute();
-}
-
-async function newProject(gitUri: string): Promise<string> {
-  const t = stack.tenant;
-  return (await findOrCreateProject(db(), { organizationId: t.organization_id, groupId: t.group_id, gitUrl: gitUri, name: "rescan" })).id;
-}
-
-/** A scan job run by the worker's handler, and beside it the fresh scan of the same branch. */
-async function scanWithReference(gitUri: string, projectId: string, branch: string | null): Promise<Scanned> {
-  const t = stack.tenant;
-  const ids = { organizationId: t.organization_id, groupId: t.group_id, projectId, createdBy: t.user_id };
-  const { scan } = await createScan(db(), { ...ids, gitUri, branch, idempotencyKey: null, requestHash: null });
-  const [outcome, fresh] = await Promise.all([
-    processScan({ db: db(), config: stack.config, logger }, { scan_id: scan.id, organization_id: scan.organization_id }, { attempt: 1, maxAttempts: 1 }),
-    freshScan(gitUri, branch),
-  ]);
-  const row = await db().selectFrom("scans").select(["state", "commit_sha", "error"]).where("id", "=", scan.id).executeTakeFirstOrThrow();
-  if (outcome !== "completed" || row.state !== "completed") throw new Error(`scan ${scan.id} ended ${outcome}/${row.state}: ${row.error ?? ""}`);
-  return { scanId: scan.id, commit: row.commit_sha, rows: await reportedRows(scan.id), fresh };
-}
-
-/** Check 1: "" when the scan reported what the fresh scan of `head` did, else the difference. */
-function commitMismatch(s: Scanned, head: string): string {
-  const problems: string[] = [];
-  if (s.commit !== head) problems.push(`scans.commit_sha is ${s.commit}, the branch head is ${head}`);
-  if (s.fresh.commit !== head) problems.push(`the fresh clone got ${s.fresh.commit}, the branch head is ${head}`);
-  const reported = s.rows.map((r) => reportedOf(r)).sort();
-  const fresh = s.fresh.findings.map((f) => reportedOf(f as unknown as Record<(typeof REPORTED)[number], unknown>)).sort();
-  const missing = without(fresh, reported);
-  const extra = without(reported, fresh);
-  for (const f of missing) problems.push(`  - only in the fresh scan: ${f}`);
-  for (const f of extra) problems.push(`  + only in the scan: ${f}`);
-  return problems.join("\n");
-}
-/** Multiset difference. */
-function without(xs: string[], ys: string[]): string[] {
-  const left = [...ys];
-  return xs.filter((x) => {
-    const i = left.indexOf(x);
-    if (i === -1) return true;
-    left.splice(i, 1);
-    return false;
-  });
-}
+const newProject = (gitUri: string) => projectOf(stack, gitUri);
+const scanWithReference = (gitUri: string, projectId: string, branch: string | null) => scanned(stack, gitUri, projectId, branch);
 
 // ---------------------------------------------------------------------------------------
 // The property.
@@ -327,7 +244,9 @@ class Scenario {
   }
 
   where(): string {
-    return `seed ${SEED}, run ${this.run}, step ${this.step}`;
+    // The run's fast-check path: AX_RESCAN_SEED and AX_RESCAN_PATH replay it alone.
+    const path = REPLAY ? Number(REPLAY.split(":")[0]) : this.run - 1;
+    return `seed ${SEED}, run ${this.run} (path ${path}), step ${this.step}`;
   }
 
   history(): string {
@@ -380,7 +299,7 @@ describe("rescans on real repositories", () => {
             await scenario({ int: (min, max) => g(fc.integer, { min, max }) }, ++run);
           }),
           // No shrinking: each run takes seconds, and the failure names the run and its steps.
-          { seed: SEED, numRuns: RUNS, endOnFailure: true, ...(REPLAY ? { path: REPLAY } : {}) },
+          { seed: SEED, numRuns: REPLAY ? 1 : RUNS, endOnFailure: true, ...(REPLAY ? { path: REPLAY } : {}) },
         );
         propertyRan = true;
       } finally {
@@ -401,7 +320,8 @@ describe("rescans on real repositories", () => {
     if (failures.length > 0) {
       const shown = failures.slice(0, 25).join("\n");
       const histories = totals.failureHistories.slice(0, 3).join("\n\n");
-      throw new Error(`${failures.length} of ${totals.checked} findings do not carry their line's decision (replay: AX_RESCAN_SEED=${SEED}):\n${shown}\n\n${histories}`);
+      const replay = `AX_RESCAN_SEED=${SEED} AX_RESCAN_PATH=<path>${SLOW ? " AX_SLOW_TESTS=1" : ""}`;
+      throw new Error(`${failures.length} of ${totals.checked} findings do not carry their line's decision (replay a run: ${replay}):\n${shown}\n\n${histories}`);
     }
   });
 });

@@ -3,7 +3,7 @@ import { TRIAGE_FIELDS, type AnalyzerRun, type CommitLineMap, type FindingDatafl
 import type { Db } from "./client";
 import { newId } from "./ids";
 import { matchFindings } from "./identity";
-import { selectReferences } from "./references";
+import { fixedIdentities, selectReferences, type ReferenceScan } from "./references";
 import type { Finding, FindingHistory, NewFinding, ScanNotice } from "./schema";
 
 const INSERT_CHUNK = 250;
@@ -36,8 +36,8 @@ type Changes = Record<string, { from: string | null; to: string | null }>;
  * results, and a re-run job replaces rather than duplicates. The project row is locked too, so
  * two scans of one project store one after the other and each sees the other's identities.
  *
- * Each finding is matched to the reference scans' findings (references.ts, identity.ts) and
- * takes the identity of the one it is; reviewers' decisions are then applied from the
+ * Each finding is matched to the reference scans' findings (references.ts, identity.ts: the
+ * branch's own first, then each other branch's) and takes the identity of the one it is; reviewers' decisions are then applied from the
  * project's decisions on that identity (same branch first, then the most recent of any
  * branch). A finding of the branch's reference that this scan lacks is recorded as FIXED
  * (`baseline_state` 'absent') only when every analyzer that reported it completed here; the
@@ -61,7 +61,7 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
     const refOf = new Map(refs.map((r) => [r.scanId, r]));
     const priorRows = refs.length > 0 ? await trx.selectFrom("findings").selectAll().where("scan_id", "in", refs.map((r) => r.scanId)).where("baseline_state", "!=", "absent").execute() : [];
     const prior = priorRows.filter((f) => refOf.get(f.scan_id)?.analyzers.has(f.analyzer));
-    const priorSame = prior.map((f) => refOf.get(f.scan_id)?.sameBranch === true);
+    const priorSame = prior.map((f) => refOf.get(f.scan_id)?.tier === 0);
 
     const unique: NormalizedFinding[] = [];
     const seen = new Set<string>();
@@ -70,12 +70,8 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
       seen.add(f.fingerprint);
       unique.push(f);
     }
-    const matched = matchFindings(
-      prior.map((f) => ({ ...f, commit: refOf.get(f.scan_id)?.commit ?? null })),
-      unique.map((f) => ({ ...f, locator: f.locator ?? null })),
-      scan.commit_sha,
-      input.lineMaps ?? [],
-    );
+    const fixed = await fixedIdentities(trx, input.projectId, [...new Set(refs.map((r) => r.branch))]);
+    const matched = matchByTier(prior, unique, (f) => refOf.get(f.scan_id)!, fixed, scan.commit_sha, input.lineMaps ?? []);
 
     await trx.deleteFrom("findings").where("scan_id", "=", input.scanId).execute();
 
@@ -232,6 +228,49 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
       .execute();
     return { stored: true, counts };
   });
+}
+
+/**
+ * For each new finding, the index of the earlier finding it is: matched against the branch's
+ * own references first, then each other branch's in turn, each tier only among the findings
+ * still unmatched, never to an identity an earlier tier gave away, and never to one that the
+ * branch of an earlier tier has recorded as fixed (references.ts).
+ */
+function matchByTier(
+  prior: Finding[],
+  next: NormalizedFinding[],
+  refOf: (f: Finding) => ReferenceScan,
+  fixedOn: ReadonlyMap<string | null, ReadonlySet<string>>,
+  commit: string | null,
+  maps: readonly CommitLineMap[],
+): (number | null)[] {
+  const result: (number | null)[] = next.map(() => null);
+  const taken = new Set<string>();
+  const tiers = [...new Set(prior.map((f) => refOf(f).tier))].sort((a, b) => a - b);
+  for (const tier of tiers) {
+    // What the more relevant branches have seen fixed stays fixed for this tier.
+    for (const f of prior) {
+      const ref = refOf(f);
+      if (ref.tier < tier) for (const id of fixedOn.get(ref.branch) ?? []) taken.add(id);
+    }
+    const p = prior.map((f, i) => ({ f, i })).filter(({ f }) => refOf(f).tier === tier && !taken.has(f.identity));
+    const n = next.map((f, j) => ({ f, j })).filter(({ j }) => result[j] === null);
+    if (p.length === 0 || n.length === 0) continue;
+    const m = matchFindings(
+      p.map(({ f }) => ({ ...f, commit: refOf(f).commit })),
+      n.map(({ f }) => ({ ...f, locator: f.locator ?? null })),
+      commit,
+      maps,
+    );
+    m.forEach((k, x) => {
+      if (k === null) return;
+      const hit = p[k] as { f: Finding; i: number };
+      if (taken.has(hit.f.identity)) return;
+      taken.add(hit.f.identity);
+      result[(n[x] as { j: number }).j] = hit.i;
+    });
+  }
+  return result;
 }
 
 /** The decision that applies on `branch` to each identity: that branch's own, else the most recent of any branch. */

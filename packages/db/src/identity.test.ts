@@ -33,6 +33,13 @@ describe("matchFindings", () => {
     expect(matchFindings(prior, next, "B", [map])).toEqual([1, 0]);
   });
 
+  it("follows a short function to another file by its declaration when its borders changed", () => {
+    const prior = [p("A", f("a.js", 9, loc("eval(input)", "function f13", "ctx-in-a")))];
+    const map: CommitLineMap = { from: "A", to: "B", files: { "a.js": { path: "a.js", hunks: [[8, 3, 7, 0]] } } };
+    const next = [f("b.js", 2, loc("eval(input)", "function f13", "ctx-in-b")), f("c.js", 5, loc("eval(input)", "", "ctx-in-b"))];
+    expect(matchFindings(prior, next, "B", [map])).toEqual([0, null]);
+  });
+
   it("without a line map, pairs equal keys in line order and falls back to rule and code in the file", () => {
     const prior = [p("gone", f("a.js", 4, loc("eval(x)", "function f", "c"))), p("gone", f("a.js", 9, loc("eval(x)", "function f", "c"))), p("gone", f("a.js", 30, loc("md5()", "function h", "old ctx")))];
     const next = [f("a.js", 40, loc("md5()", "function renamed", "new ctx")), f("a.js", 14, loc("eval(x)", "function f", "c")), f("a.js", 6, loc("eval(x)", "function f", "c"))];

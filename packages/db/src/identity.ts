@@ -9,7 +9,9 @@
  *    pasted above it, or when the upper of two identical lines is removed.
  * 2. Rule + normalized code + enclosing declarations + surrounding lines, in the same (renamed)
  *    file, then in any file (a function moved to another file).
- * 3. Rule + code + enclosing declarations in the same file (the lines around it were edited).
+ * 3. Rule + code + enclosing declarations in the same file (the lines around it were edited),
+ *    then in any file when it has enclosing declarations (a short function moved to another
+ *    file, whose first or last lines border other code there).
  * 4. Only when git could not map the earlier commit (it is gone from the remote, or the finding
  *    predates locators): rule + code in the same file, then the old fingerprint.
  *
@@ -69,6 +71,7 @@ export function matchFindings(prior: readonly PriorLocatable[], next: readonly L
     { key: (f, file) => (f.locator ? [f.rule_id, f.locator.code, f.locator.scope, f.locator.context, file].join("\0") : null) },
     { key: (f) => (f.locator ? [f.rule_id, f.locator.code, f.locator.scope, f.locator.context].join("\0") : null) },
     { key: (f, file) => (f.locator ? [f.rule_id, f.locator.code, f.locator.scope, file].join("\0") : null) },
+    { key: (f) => (f.locator?.scope ? [f.rule_id, f.locator.code, f.locator.scope].join("\0") : null) },
     { key: (f, file) => (code(f) !== null ? [f.rule_id, code(f), file].join("\0") : null), prior: (i) => placed[i] === undefined },
     { key: (f) => f.fingerprint, prior: (i) => placed[i] === undefined && !prior[i]?.locator },
   ];

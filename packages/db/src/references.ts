@@ -1,21 +1,30 @@
 /**
  * The earlier scans a new scan's findings are matched to (docs/scanning.md "Finding identity
- * and triage"). Per analyzer: the latest completed scan of the same branch in which that
- * analyzer completed; without one, the latest such scan of any branch. So an analyzer that
- * failed on the branch's last scan is matched against the scan before it, where its findings
- * were seen, and a branch's first scan takes its identities from the project's other branches.
- * Only same-branch references can make a finding FIXED or `unchanged`.
+ * and triage"), in tiers. Tier 0 is the branch's own: per analyzer, the latest completed scan
+ * of the same branch in which that analyzer completed (so an analyzer that failed on the
+ * branch's last scan is matched against the scan before it, where its findings were seen).
+ * Then one tier per other branch, the most recently scanned first, chosen the same way: what
+ * the branch's own scans do not account for (a branch's first scan, code merged from main)
+ * takes its identity from there. Only tier 0 can make a finding FIXED or `unchanged`.
+ *
+ * A finding a branch has recorded as fixed is not brought back by a later tier (another branch
+ * that still has it): identical code that returns where it was fixed is a new finding, whether
+ * or not some other branch still carries the old one.
  */
 import type { AnalyzerRun } from "@ax/contracts";
 import type { Db } from "./client";
 
 /** How far back references are looked for. */
 const CANDIDATES = 100;
+/** Other branches consulted, the most recently scanned first. */
+const OTHER_BRANCHES = 4;
 
 export interface ReferenceScan {
   scanId: string;
   commit: string | null;
-  sameBranch: boolean;
+  branch: string | null;
+  /** 0: the same branch; 1…: other branches, the most recently scanned first. */
+  tier: number;
   /** The analyzers whose findings are taken from this scan. */
   analyzers: Set<string>;
 }
@@ -31,23 +40,60 @@ export async function selectReferences(db: Db, projectId: string, branch: string
     .orderBy("id", "desc")
     .limit(CANDIDATES)
     .execute();
-  const completedIn = candidates.map((c) => new Set((c.analyzers as AnalyzerRun[]).filter((a) => a.status === "completed").map((a) => a.name)));
-  const names = new Set(completedIn.flatMap((s) => [...s]));
+  const others = [...new Set(candidates.map((c) => c.branch).filter((b) => b !== branch))].slice(0, OTHER_BRANCHES);
+  const tierOf = (b: string | null) => {
+    if (b === branch) return 0;
+    const i = others.indexOf(b);
+    return i === -1 ? -1 : i + 1;
+  };
   const refs = new Map<string, ReferenceScan>();
-  for (const name of names) {
-    let index = candidates.findIndex((c, i) => c.branch === branch && completedIn[i]?.has(name));
-    if (index === -1) index = completedIn.findIndex((s) => s.has(name));
-    const c = candidates[index];
-    if (!c) continue;
-    const ref = refs.get(c.id) ?? { scanId: c.id, commit: c.commit_sha, sameBranch: c.branch === branch, analyzers: new Set<string>() };
-    ref.analyzers.add(name);
-    refs.set(c.id, ref);
+  const chosen = new Set<string>();
+  for (const c of candidates) {
+    const tier = tierOf(c.branch);
+    if (tier < 0) continue;
+    for (const run of c.analyzers as AnalyzerRun[]) {
+      // The latest scan of this tier in which the analyzer completed; candidates are newest first.
+      if (run.status !== "completed" || chosen.has(`${tier}\0${run.name}`)) continue;
+      chosen.add(`${tier}\0${run.name}`);
+      const ref = refs.get(c.id) ?? { scanId: c.id, commit: c.commit_sha, branch: c.branch, tier, analyzers: new Set<string>() };
+      ref.analyzers.add(run.name);
+      refs.set(c.id, ref);
+    }
   }
-  return [...refs.values()];
+  return [...refs.values()].sort((x, y) => x.tier - y.tier);
 }
 
-/** The commits whose line mapping to the new commit the store will want (asked by the worker at clone time). */
-export async function referenceCommits(db: Db, projectId: string, branch: string, scanId: string): Promise<string[]> {
+/** Per branch, the identities its scans have recorded as fixed (`absent` rows). */
+export async function fixedIdentities(db: Db, projectId: string, branches: (string | null)[]): Promise<Map<string | null, Set<string>>> {
+  const out = new Map<string | null, Set<string>>();
+  const named = branches.filter((b): b is string => b !== null);
+  if (named.length === 0) return out;
+  const rows = await db
+    .selectFrom("findings as f")
+    .innerJoin("scans as s", "s.id", "f.scan_id")
+    .select(["s.branch", "f.identity"])
+    .distinct()
+    .where("f.project_id", "=", projectId)
+    .where("f.baseline_state", "=", "absent")
+    .where("s.branch", "in", named)
+    .execute();
+  for (const r of rows) {
+    const set = out.get(r.branch) ?? new Set<string>();
+    set.add(r.identity);
+    out.set(r.branch, set);
+  }
+  return out;
+}
+
+/** The commits whose line mapping to the new commit the store will want, tier by tier (asked by the worker at clone time). */
+export async function referenceCommits(db: Db, projectId: string, branch: string, scanId: string): Promise<{ commit: string; sameBranch: boolean }[]> {
   const refs = await selectReferences(db, projectId, branch, scanId);
-  return [...new Set(refs.map((r) => r.commit).filter((c): c is string => c !== null))];
+  const seen = new Set<string>();
+  const out: { commit: string; sameBranch: boolean }[] = [];
+  for (const r of refs) {
+    if (r.commit === null || seen.has(r.commit)) continue;
+    seen.add(r.commit);
+    out.push({ commit: r.commit, sameBranch: r.tier === 0 });
+  }
+  return out;
 }

@@ -48,8 +48,10 @@ export interface CloneOptions {
   /**
    * The commits of the earlier scans whose findings this scan's are matched to, asked once the
    * commit and branch are known: `lineMaps` then says where their lines are in this commit.
+   * `sameBranch`: an earlier commit of this branch, whose diff may follow renames; another
+   * branch's commit shares no history with this one to rename along.
    */
-  references?: (commit: string, branch: string) => Promise<string[]>;
+  references?: (commit: string, branch: string) => Promise<{ commit: string; sameBranch: boolean }[]>;
 }
 
 export interface CloneResult {
@@ -221,9 +223,11 @@ const MAX_REFERENCES = 4;
  * is fetched (shallow, by id); one that cannot be (a force-push removed it) is left out, and the
  * store then matches those findings by their code and context alone.
  */
-async function lineMapsTo(session: GitSession, gitDir: string, url: string, commit: string, references: string[]): Promise<CommitLineMap[]> {
+async function lineMapsTo(session: GitSession, gitDir: string, url: string, commit: string, references: { commit: string; sameBranch: boolean }[]): Promise<CommitLineMap[]> {
   const maps: CommitLineMap[] = [];
-  for (const ref of [...new Set(references)].filter((r) => OBJECT_ID.test(r) && r !== commit).slice(0, MAX_REFERENCES)) {
+  const seen = new Set<string>();
+  const wanted = references.filter((r) => OBJECT_ID.test(r.commit) && r.commit !== commit && !seen.has(r.commit) && seen.add(r.commit));
+  for (const { commit: ref, sameBranch } of wanted.slice(0, MAX_REFERENCES)) {
     const present = await runGit(session, ["cat-file", "-e", `${ref}^{commit}`], { gitDir }).then(
       () => true,
       () => false,
@@ -235,7 +239,7 @@ async function lineMapsTo(session: GitSession, gitDir: string, url: string, comm
       );
       if (!fetched) continue;
     }
-    const diff = await runGit(session, [...LINE_MAP_DIFF_ARGS, ref, commit, "--"], { gitDir }).catch(() => null);
+    const diff = await runGit(session, [...(sameBranch ? LINE_MAP_DIFF_ARGS : LINE_MAP_DIFF_ARGS.map((a) => (a === "--find-renames" ? "--no-renames" : a))), ref, commit, "--"], { gitDir }).catch(() => null);
     if (diff) maps.push(parseLineMap(ref, commit, diff));
   }
   return maps;
