@@ -114,11 +114,15 @@ export interface Branch {
  * whichever of them is the old one. (2) It is new, and a line of the same text of the baseline
  * is gone: that is a line moved as much as one fixed and another added.
  */
-export function ambiguity(file: FileModel, index: number, tree: Tree, baseline: Baseline | null): string | null {
+export function ambiguity(file: FileModel, index: number, tree: Tree, baseline: Baseline | null, others: readonly Tree[] = []): string | null {
   if (!baseline) return null;
   const lines = linesOf(file);
   const line = lines[index];
   if (!line) return null;
+  // Identity also comes from other branches: a line new on this branch that is, to the letter,
+  // another branch's line in the same function between the same neighbours cannot be told
+  // from it (this branch may have changed and restored it before any scan saw the change).
+  if (!baseline.ids.has(line.id) && others.some((t) => sameSpot(t, file, index, line))) return "new here, identical in text, function and neighbours to another branch's line";
   for (const step of [-1, 1]) {
     for (let j = index + step; j >= 0 && j < lines.length; j += step) {
       const other = lines[j] as Line;
@@ -128,6 +132,24 @@ export function ambiguity(file: FileModel, index: number, tree: Tree, baseline: 
   }
   if (!baseline.ids.has(line.id) && goneTexts(tree, baseline).has(line.text)) return "new, while a line of the same text disappeared";
   return null;
+}
+
+/** Whether `tree` has another line with the text, enclosing header and neighbours of `file`'s line `index`. */
+function sameSpot(tree: Tree, file: FileModel, index: number, line: Line): boolean {
+  const lines = linesOf(file);
+  const header = file.blocks.find((b) => b.body.includes(line))?.header.text;
+  const [before, after] = [lines[index - 1]?.text, lines[index + 1]?.text];
+  for (const other of tree.values()) {
+    for (const b of other.blocks) {
+      if (b.header.text !== header) continue;
+      const all = linesOf({ lang: other.lang, blocks: [b] });
+      for (let i = 0; i < all.length; i++) {
+        const l = all[i] as Line;
+        if (l.id !== line.id && l.text === line.text && all[i - 1]?.text === before && all[i + 1]?.text === after) return true;
+      }
+    }
+  }
+  return false;
 }
 
 /** Vulnerable texts of baseline lines that are gone from the tree. */

@@ -109,6 +109,8 @@ let propertyRan = false;
 class Scenario {
   readonly ids = new Ids();
   readonly branches = new Map<string, Branch>();
+  /** "branch:line id" of lines whose identity was ambiguous when they appeared: it stays so. */
+  readonly ambiguous = new Set<string>();
   readonly records: ScanRecord[] = [];
   readonly decisions: Decision[] = [];
   readonly log: string[] = [];
@@ -194,8 +196,11 @@ class Scenario {
         totals.decisionFailures.push(`${this.where()}: scan ${s.scanId} of ${branch} reports ${where}, which is not a line of the commit`);
         continue;
       }
-      const why = ambiguity(file, row.start_line - 1, tree, baseline);
+      const others = [...this.branches.values()].filter((b) => b.name !== branch).map((b) => b.tree);
+      const key = `${branch}:${line.id}`;
+      const why = this.ambiguous.has(key) ? "ambiguous since it appeared" : ambiguity(file, row.start_line - 1, tree, baseline, others);
       if (why) {
+        this.ambiguous.add(key);
         totals.ambiguous++;
         record.findings.push({ id: row.id, rule: row.rule_id, where, line: null });
         continue;

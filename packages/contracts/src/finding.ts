@@ -128,6 +128,8 @@ export interface FindingLocator {
 export interface CommitLineMap {
   from: string;
   to: string;
+  /** Lines removed plus lines added between the two (binary files count one each): how far apart they are. */
+  changed: number;
   files: Record<string, { path: string; hunks: [number, number, number, number][] } | null>;
 }
 

@@ -12,7 +12,7 @@ describe("matchFindings", () => {
     // Two identical calls in one function with identical context: content alone would pair by order.
     const prior = [p("A", f("a.js", 10, loc("eval(x)"))), p("A", f("a.js", 20, loc("eval(x)")))];
     // Git: line 10 was deleted (hunk -10,1 +9,0), so 20 is now 19.
-    const map: CommitLineMap = { from: "A", to: "B", files: { "a.js": { path: "a.js", hunks: [[10, 1, 9, 0]] } } };
+    const map: CommitLineMap = { from: "A", to: "B", changed: 1, files: { "a.js": { path: "a.js", hunks: [[10, 1, 9, 0]] } } };
     const next = [f("a.js", 19, loc("eval(x)"))];
     expect(matchFindings(prior, next, "B", [map])).toEqual([1]);
   });
@@ -20,7 +20,7 @@ describe("matchFindings", () => {
   it("treats a finding whose line git changed as matched only by content, and not by a line that merely moved into place", () => {
     const prior = [p("A", f("a.js", 5, loc("eval(a)"))), p("A", f("a.js", 8, loc("eval(b)")))];
     // Line 5 changed (-5,1 +5,1): "eval(a)" became "eval(b)"; line 8 is unchanged.
-    const map: CommitLineMap = { from: "A", to: "B", files: { "a.js": { path: "a.js", hunks: [[5, 1, 5, 1]] } } };
+    const map: CommitLineMap = { from: "A", to: "B", changed: 1, files: { "a.js": { path: "a.js", hunks: [[5, 1, 5, 1]] } } };
     const next = [f("a.js", 5, loc("eval(b)")), f("a.js", 8, loc("eval(b)"))];
     // The unchanged line keeps its identity; the changed line's new code is a new finding.
     expect(matchFindings(prior, next, "B", [map])).toEqual([null, 1]);
@@ -28,14 +28,14 @@ describe("matchFindings", () => {
 
   it("follows a rename, and a function moved to another file by scope and context", () => {
     const prior = [p("A", f("old.js", 3, loc("eval(x)", "function g", "c1"))), p("A", f("one.js", 7, loc("exec(y)", "function moved", "c2")))];
-    const map: CommitLineMap = { from: "A", to: "B", files: { "old.js": { path: "new.js", hunks: [] }, "one.js": { path: "one.js", hunks: [[5, 5, 4, 0]] } } };
+    const map: CommitLineMap = { from: "A", to: "B", changed: 1, files: { "old.js": { path: "new.js", hunks: [] }, "one.js": { path: "one.js", hunks: [[5, 5, 4, 0]] } } };
     const next = [f("two.js", 12, loc("exec(y)", "function moved", "c2")), f("new.js", 3, loc("eval(x)", "function g", "c1"))];
     expect(matchFindings(prior, next, "B", [map])).toEqual([1, 0]);
   });
 
   it("follows a short function to another file by its declaration when its borders changed", () => {
     const prior = [p("A", f("a.js", 9, loc("eval(input)", "function f13", "ctx-in-a")))];
-    const map: CommitLineMap = { from: "A", to: "B", files: { "a.js": { path: "a.js", hunks: [[8, 3, 7, 0]] } } };
+    const map: CommitLineMap = { from: "A", to: "B", changed: 1, files: { "a.js": { path: "a.js", hunks: [[8, 3, 7, 0]] } } };
     const next = [f("b.js", 2, loc("eval(input)", "function f13", "ctx-in-b")), f("c.js", 5, loc("eval(input)", "", "ctx-in-b"))];
     expect(matchFindings(prior, next, "B", [map])).toEqual([0, null]);
   });
@@ -48,7 +48,7 @@ describe("matchFindings", () => {
 
   it("with a line map, does not pair a deleted line with an identical line added elsewhere in the file", () => {
     const prior = [p("A", f("a.js", 4, loc("eval(x)", "function f", "c1")))];
-    const map: CommitLineMap = { from: "A", to: "B", files: { "a.js": { path: "a.js", hunks: [[4, 1, 3, 0], [20, 0, 20, 1]] } } };
+    const map: CommitLineMap = { from: "A", to: "B", changed: 1, files: { "a.js": { path: "a.js", hunks: [[4, 1, 3, 0], [20, 0, 20, 1]] } } };
     const next = [f("a.js", 20, loc("eval(x)", "function other", "c2"))];
     expect(matchFindings(prior, next, "B", [map])).toEqual([null]);
   });

@@ -3,15 +3,19 @@
  * and triage"), in tiers. Tier 0 is the branch's own: per analyzer, the latest completed scan
  * of the same branch in which that analyzer completed (so an analyzer that failed on the
  * branch's last scan is matched against the scan before it, where its findings were seen).
- * Then one tier per other branch, the most recently scanned first, chosen the same way: what
+ * Then one tier per other branch (the four most recently scanned), chosen the same way: what
  * the branch's own scans do not account for (a branch's first scan, code merged from main)
- * takes its identity from there. Only tier 0 can make a finding FIXED or `unchanged`.
+ * takes its identity from there. The store consults the other branches closest first — the
+ * one whose commit differs least from the new commit, by git's diff, is the likely parent —
+ * and the most recently scanned first where that is not known. Only tier 0 can make a
+ * finding FIXED or `unchanged`.
  *
- * A finding a branch has recorded as fixed is not brought back by a later tier (another branch
- * that still has it): identical code that returns where it was fixed is a new finding, whether
- * or not some other branch still carries the old one.
+ * A finding that a branch consulted earlier has recorded as fixed is not brought back by a
+ * later one (a sibling that still has it), and code matching such a fixed record is a new
+ * finding: identical code that returns where it was fixed is new, whether or not some other
+ * branch still carries the old one (or a copy of it).
  */
-import type { AnalyzerRun } from "@ax/contracts";
+import type { AnalyzerRun, FindingLocator } from "@ax/contracts";
 import type { Db } from "./client";
 
 /** How far back references are looked for. */
@@ -63,25 +67,30 @@ export async function selectReferences(db: Db, projectId: string, branch: string
   return [...refs.values()].sort((x, y) => x.tier - y.tier);
 }
 
-/** Per branch, the identities its scans have recorded as fixed (`absent` rows). */
-export async function fixedIdentities(db: Db, projectId: string, branches: (string | null)[]): Promise<Map<string | null, Set<string>>> {
-  const out = new Map<string | null, Set<string>>();
+/** What a branch's scans have recorded as fixed (`absent` rows): enough to recognise the same code coming back. */
+export interface FixedRecord {
+  identity: string;
+  rule_id: string;
+  file: string;
+  start_line: number;
+  locator: FindingLocator | null;
+  fingerprint: string;
+}
+
+/** Per branch, the findings its scans have recorded as fixed. */
+export async function fixedRecords(db: Db, projectId: string, branches: (string | null)[]): Promise<Map<string | null, FixedRecord[]>> {
+  const out = new Map<string | null, FixedRecord[]>();
   const named = branches.filter((b): b is string => b !== null);
   if (named.length === 0) return out;
   const rows = await db
     .selectFrom("findings as f")
     .innerJoin("scans as s", "s.id", "f.scan_id")
-    .select(["s.branch", "f.identity"])
-    .distinct()
+    .select(["s.branch", "f.identity", "f.rule_id", "f.file", "f.start_line", "f.locator", "f.fingerprint"])
     .where("f.project_id", "=", projectId)
     .where("f.baseline_state", "=", "absent")
     .where("s.branch", "in", named)
     .execute();
-  for (const r of rows) {
-    const set = out.get(r.branch) ?? new Set<string>();
-    set.add(r.identity);
-    out.set(r.branch, set);
-  }
+  for (const { branch, ...record } of rows) out.set(branch, [...(out.get(branch) ?? []), record]);
   return out;
 }
 

@@ -215,8 +215,8 @@ async function fetchAndCheckout(clone: Clone, repo: Layout, linkFrom?: string): 
   return { commit, branch, blobs: new Map(entries.map((e) => [e.path.toString("utf8"), e.id])), changed, lineMaps };
 }
 
-/** At most this many earlier commits are mapped (one per analyzer's reference scan, usually one). */
-const MAX_REFERENCES = 4;
+/** At most this many earlier commits are mapped: the branch's own (usually one) and four other branches'. */
+const MAX_REFERENCES = 6;
 
 /**
  * Git's line mapping from each reference commit to `commit`. A reference the repository lacks

@@ -47,6 +47,8 @@ describe("parseLineMap and mapLine", () => {
     expect(mapLine(map, "a.txt", 3)).toEqual({ file: "a.txt", line: 5 });
     expect(mapLine(map, "a.txt", 7)).toBeNull();
     expect(mapLine(map, "untouched.txt", 4)).toEqual({ file: "untouched.txt", line: 4 });
+    // Two inserted, two deleted, one changed (one out, one in), one appended.
+    expect(map.changed).toBe(7);
   });
 
   it("follows renames, with and without edits, through paths git quotes", () => {

@@ -13,11 +13,14 @@ export const LINE_MAP_DIFF_ARGS = ["diff", "--find-renames", "--unified=0", "--n
 
 export function parseLineMap(from: string, to: string, diff: Buffer): CommitLineMap {
   const files: CommitLineMap["files"] = {};
+  let changed = 0;
   let oldPath: string | null = null;
   let newPath: string | null = null;
   let hunks: [number, number, number, number][] | null = null;
   let binary = false;
   const flush = () => {
+    for (const [, oldCount, , newCount] of hunks ?? []) changed += oldCount + newCount;
+    if (binary) changed += 1;
     if (oldPath !== null) {
       // A new file (no old path) maps nothing; a deleted or binary-changed one loses its lines.
       if (newPath === null || binary) files[oldPath] = null;
@@ -58,7 +61,7 @@ export function parseLineMap(from: string, to: string, diff: Buffer): CommitLine
     }
   }
   flush();
-  return { from, to, files };
+  return { from, to, changed, files };
 }
 
 /** "a/P b/P" (or both quoted): P, when the header can be read without ambiguity; a rename's names come from its own lines. */
