@@ -106,7 +106,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         ...(scan.baseline_commit ? { baseline: scan.baseline_commit } : {}),
         // Where the earlier scans' lines are in this commit: how findings keep their identity
         // (and so their triage). Public scans have no triage: no extra fetch for them.
-        ...(publicScan ? {} : { references: (_commit: string, branch: string) => referenceCommits(db, scan.project_id, branch, scan.id).catch(() => []) }),
+        ...(publicScan ? {} : { references: (_commit: string, branch: string) => referenceCommits(db, scan.organization_id, scan.project_id, branch, scan.id).catch(() => []) }),
       });
       const changed = cloned.changed;
       const blobs = config.scan.analysisCache ? cloned.blobs : undefined;
@@ -229,7 +229,7 @@ async function earlierAnalysis(deps: ScanDeps, scan: Scan, allowInsecure: boolea
   // clone unless every reference is of this very commit (a rescan, a branch at the same commit).
   // (Other branches' references serve only what the branch's own leave unmatched: none, when
   // the branch's last scan is of this commit; on a branch's first scan they are all there is.)
-  const references = await referenceCommits(db, scan.project_id, remote.branch, scan.id);
+  const references = await referenceCommits(db, scan.organization_id, scan.project_id, remote.branch, scan.id);
   const own = references.filter((r) => r.sameBranch);
   if ((own.length > 0 ? own : references).some((r) => r.commit !== remote.commit)) return null;
   const cache = new PgAnalysisCache(db, { organizationId: scan.organization_id, projectId: scan.project_id });

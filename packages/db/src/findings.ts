@@ -57,9 +57,9 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
     // NO KEY UPDATE: serialises the stores of one project without blocking new scans' foreign keys.
     await trx.selectFrom("projects").select("id").where("id", "=", input.projectId).forNoKeyUpdate().execute();
 
-    const refs = await selectReferences(trx, input.projectId, scan.branch, input.scanId);
+    const refs = await selectReferences(trx, input.organizationId, input.projectId, scan.branch, input.scanId);
     const refOf = new Map(refs.map((r) => [r.scanId, r]));
-    const priorRows = refs.length > 0 ? await trx.selectFrom("findings").selectAll().where("scan_id", "in", refs.map((r) => r.scanId)).where("baseline_state", "!=", "absent").execute() : [];
+    const priorRows = refs.length > 0 ? await trx.selectFrom("findings").selectAll().where("organization_id", "=", input.organizationId).where("scan_id", "in", refs.map((r) => r.scanId)).where("baseline_state", "!=", "absent").execute() : [];
     const prior = priorRows.filter((f) => refOf.get(f.scan_id)?.analyzers.has(f.analyzer));
     const priorSame = prior.map((f) => refOf.get(f.scan_id)?.tier === 0);
 
@@ -70,7 +70,7 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
       seen.add(f.fingerprint);
       unique.push(f);
     }
-    const fixed = await fixedRecords(trx, input.projectId, [...new Set(refs.map((r) => r.branch))]);
+    const fixed = await fixedRecords(trx, input.organizationId, input.projectId, [...new Set(refs.map((r) => r.branch))]);
     const matched = matchByTier(prior, unique, (f) => refOf.get(f.scan_id)!, fixed, scan.commit_sha, input.lineMaps ?? []);
 
     await trx.deleteFrom("findings").where("scan_id", "=", input.scanId).execute();
@@ -128,7 +128,7 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
     });
 
     // Reviewers' decisions, from the project (whichever scan they were made on).
-    const decisions = await decisionsFor(trx, input.projectId, [...identities], scan.branch ?? "");
+    const decisions = await decisionsFor(trx, input.organizationId, input.projectId, [...identities], scan.branch ?? "");
     for (const row of rows) {
       const decision = decisions.get(row.identity);
       if (!decision) continue;
@@ -296,13 +296,14 @@ function matchByTier(
 }
 
 /** The decision that applies on `branch` to each identity: that branch's own, else the most recent of any branch. */
-async function decisionsFor(db: Db, projectId: string, identities: string[], branch: string) {
+async function decisionsFor(db: Db, organizationId: string, projectId: string, identities: string[], branch: string) {
   const out = new Map<string, { fields: Record<string, string | null>; finding_id: string }>();
   const ranked = new Map<string, { sameBranch: boolean; at: number }>();
   for (let i = 0; i < identities.length; i += INSERT_CHUNK) {
     const rows = await db
       .selectFrom("triage_decisions")
       .select(["identity", "branch", "fields", "finding_id", "decided_at"])
+      .where("organization_id", "=", organizationId)
       .where("project_id", "=", projectId)
       .where("identity", "in", identities.slice(i, i + INSERT_CHUNK))
       .execute();
@@ -520,7 +521,7 @@ export async function updateFinding(
       .executeTakeFirstOrThrow();
     // The decision belongs to the project: kept per identity and branch for every later scan,
     // whichever scan it was made on (merged into the branch's earlier decision on it).
-    const scan = await trx.selectFrom("scans").select("branch").where("id", "=", current.scan_id).executeTakeFirst();
+    const scan = await trx.selectFrom("scans").select("branch").where("organization_id", "=", input.organizationId).where("id", "=", current.scan_id).executeTakeFirst();
     await trx
       .insertInto("triage_decisions")
       .values({

@@ -33,10 +33,11 @@ export interface ReferenceScan {
   analyzers: Set<string>;
 }
 
-export async function selectReferences(db: Db, projectId: string, branch: string | null, excludeScanId: string): Promise<ReferenceScan[]> {
+export async function selectReferences(db: Db, organizationId: string, projectId: string, branch: string | null, excludeScanId: string): Promise<ReferenceScan[]> {
   const candidates = await db
     .selectFrom("scans")
     .select(["id", "branch", "commit_sha", "analyzers"])
+    .where("organization_id", "=", organizationId)
     .where("project_id", "=", projectId)
     .where("state", "=", "completed")
     .where("id", "!=", excludeScanId)
@@ -78,7 +79,7 @@ export interface FixedRecord {
 }
 
 /** Per branch, the findings its scans have recorded as fixed. */
-export async function fixedRecords(db: Db, projectId: string, branches: (string | null)[]): Promise<Map<string | null, FixedRecord[]>> {
+export async function fixedRecords(db: Db, organizationId: string, projectId: string, branches: (string | null)[]): Promise<Map<string | null, FixedRecord[]>> {
   const out = new Map<string | null, FixedRecord[]>();
   const named = branches.filter((b): b is string => b !== null);
   if (named.length === 0) return out;
@@ -86,6 +87,7 @@ export async function fixedRecords(db: Db, projectId: string, branches: (string 
     .selectFrom("findings as f")
     .innerJoin("scans as s", "s.id", "f.scan_id")
     .select(["s.branch", "f.identity", "f.rule_id", "f.file", "f.start_line", "f.locator", "f.fingerprint"])
+    .where("f.organization_id", "=", organizationId)
     .where("f.project_id", "=", projectId)
     .where("f.baseline_state", "=", "absent")
     .where("s.branch", "in", named)
@@ -95,8 +97,8 @@ export async function fixedRecords(db: Db, projectId: string, branches: (string 
 }
 
 /** The commits whose line mapping to the new commit the store will want, tier by tier (asked by the worker at clone time). */
-export async function referenceCommits(db: Db, projectId: string, branch: string, scanId: string): Promise<{ commit: string; sameBranch: boolean }[]> {
-  const refs = await selectReferences(db, projectId, branch, scanId);
+export async function referenceCommits(db: Db, organizationId: string, projectId: string, branch: string, scanId: string): Promise<{ commit: string; sameBranch: boolean }[]> {
+  const refs = await selectReferences(db, organizationId, projectId, branch, scanId);
   const seen = new Set<string>();
   const out: { commit: string; sameBranch: boolean }[] = [];
   for (const r of refs) {
