@@ -283,6 +283,7 @@ function matchByTier(
       n.map(({ f }) => ({ ...f, locator: f.locator ?? null })),
       commit,
       maps,
+      tier !== 0,
     );
     m.forEach((k, x) => {
       if (k === null) return;

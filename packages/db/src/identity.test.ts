@@ -64,3 +64,14 @@ describe("matchFindings", () => {
     expect(matchFindings(prior, [f("a.js", 3, loc("x"), "rule-2")], "A", [])).toEqual([null]);
   });
 });
+
+describe("matchFindings across branches (strict)", () => {
+  it("matches another branch's finding only through the line map or code with its context", () => {
+    const theirs = [p("F", f("a.js", 6, loc("md5()", "function f5", "their-ctx")))];
+    // The same code added to the same function on this branch, between other lines.
+    const ours = [f("a.js", 3, loc("md5()", "function f5", "our-ctx"))];
+    expect(matchFindings(theirs, ours, "M", [], true)).toEqual([null]);
+    expect(matchFindings(theirs, ours, "M", [], false)).toEqual([0]);
+    expect(matchFindings(theirs, [f("b.js", 9, loc("md5()", "function f5", "their-ctx"))], "M", [], true)).toEqual([0]);
+  });
+});

@@ -33,8 +33,13 @@ export interface PriorLocatable extends Locatable {
   commit: string | null;
 }
 
-/** For each new finding (by index), the index of the earlier finding it is, or null. */
-export function matchFindings(prior: readonly PriorLocatable[], next: readonly Locatable[], commit: string | null, maps: readonly CommitLineMap[]): (number | null)[] {
+/**
+ * For each new finding (by index), the index of the earlier finding it is, or null. `strict`
+ * (another branch's findings): only git's line mapping and the stages that include the
+ * surrounding lines — the looser stages serve edits within one history, and across branches
+ * they would pair two independent additions of the same code to one function.
+ */
+export function matchFindings(prior: readonly PriorLocatable[], next: readonly Locatable[], commit: string | null, maps: readonly CommitLineMap[], strict = false): (number | null)[] {
   const result: (number | null)[] = next.map(() => null);
   const priorTaken = new Array<boolean>(prior.length).fill(false);
   const mapFrom = new Map(maps.filter((m) => m.to === commit).map((m) => [m.from, m]));
@@ -75,7 +80,7 @@ export function matchFindings(prior: readonly PriorLocatable[], next: readonly L
     { key: (f, file) => (code(f) !== null ? [f.rule_id, code(f), file].join("\0") : null), prior: (i) => placed[i] === undefined },
     { key: (f) => f.fingerprint, prior: (i) => placed[i] === undefined && !prior[i]?.locator },
   ];
-  for (const stage of stages) {
+  for (const stage of strict ? stages.slice(0, 2) : stages) {
     const groups = new Map<string, { prior: number[]; next: number[] }>();
     prior.forEach((p, i) => {
       if (priorTaken[i] || (stage.prior && !stage.prior(i))) return;
