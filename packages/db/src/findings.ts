@@ -283,7 +283,9 @@ function matchByTier(
       n.map(({ f }) => ({ ...f, locator: f.locator ?? null })),
       commit,
       maps,
-      tier !== 0,
+      // Strict for other branches, except the closest on a branch's first scan: there it is the
+      // branch's only history (its parent, likely), and its code may have moved since.
+      tier !== 0 && (tiers[0] === 0 || position > 0),
     );
     m.forEach((k, x) => {
       if (k === null) return;

@@ -17,6 +17,15 @@ describe("matchFindings", () => {
     expect(matchFindings(prior, next, "B", [map])).toEqual([1]);
   });
 
+  it("does not follow git's alignment of a line into another function with other neighbours", () => {
+    // Git kept "line 6" of f3 (its header and body deleted around it) as line 4 of f7, where an
+    // identical call was pasted; f3 itself moved to line 14.
+    const prior = [p("A", f("a.js", 6, loc("read()", "function f3", "ctx-f3")))];
+    const map: CommitLineMap = { from: "A", to: "B", changed: 9, files: { "a.js": { path: "a.js", hunks: [[4, 2, 3, 0], [7, 1, 4, 0], [15, 0, 13, 4]] } } };
+    const next = [f("a.js", 4, loc("read()", "function f7", "ctx-f7")), f("a.js", 14, loc("read()", "function f3", "ctx-f3"))];
+    expect(matchFindings(prior, next, "B", [map])).toEqual([null, 0]);
+  });
+
   it("treats a finding whose line git changed as matched only by content, and not by a line that merely moved into place", () => {
     const prior = [p("A", f("a.js", 5, loc("eval(a)"))), p("A", f("a.js", 8, loc("eval(b)")))];
     // Line 5 changed (-5,1 +5,1): "eval(a)" became "eval(b)"; line 8 is unchanged.

@@ -5,7 +5,8 @@
  *
  * 1. Git's line mapping between the two commits (diff with rename detection): the earlier
  *    finding's line, where it still exists unchanged, is where the same finding must be — same
- *    rule, same matched code. This is what keeps a decision on its line when identical code is
+ *    rule, same matched code, and the same enclosing declaration or surrounding lines (git
+ *    aligns identical lines, and may align one with its copy in another function). This is what keeps a decision on its line when identical code is
  *    pasted above it, or when the upper of two identical lines is removed.
  * 2. Rule + normalized code + enclosing declarations + surrounding lines, in the same (renamed)
  *    file, then in any file (a function moved to another file).
@@ -105,9 +106,15 @@ export function matchFindings(prior: readonly PriorLocatable[], next: readonly L
   return result;
 }
 
-/** The same matched code, when both findings know theirs. */
+/**
+ * The same matched code, in the same enclosing declaration or between the same lines, when
+ * both findings know theirs. Git's diff aligns identical lines, not findings: its minimal
+ * alignment can keep a line of a function whose other lines it deletes, and call it the
+ * identical line pasted into another function.
+ */
 function sameCode(a: Locatable, b: Locatable): boolean {
-  return !a.locator || !b.locator || a.locator.code === b.locator.code;
+  if (!a.locator || !b.locator) return true;
+  return a.locator.code === b.locator.code && (a.locator.scope === b.locator.scope || a.locator.context === b.locator.context);
 }
 
 function order(a: Locatable, b: Locatable): number {
