@@ -38,7 +38,7 @@ describe.each([
     expect(instruction(stage, "ENTRYPOINT").at(-1)).toContain("tini");
   });
 
-  it("has a health check and installs without install scripts, like our machines", () => {
+  it("has a health check and installs without install scripts", () => {
     expect(instruction(stage, "HEALTHCHECK")).toHaveLength(1);
     expect(read(file)).toMatch(/npm ci --omit=dev --ignore-scripts/);
   });

@@ -1,6 +1,6 @@
 // FAKES IN THIS FILE: a downstream feedback API (a small HTTP server on 127.0.0.1 that
 // records what it receives and can fail or hang) and an OpenAI-compatible model server
-// (packages/ai/src/provider/fake-openai-server.ts). Neither system can run on our machines;
+// (packages/ai/src/provider/fake-openai-server.ts). Neither system can run in the test environment;
 // everything else here is real: PostgreSQL, Redis, the app, the shipped review model.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

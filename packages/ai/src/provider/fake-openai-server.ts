@@ -1,6 +1,6 @@
 /**
  * A FAKE of an OpenAI-compatible model server (Ollama, vLLM, llama.cpp server): the one fake
- * this project allows, because no LLM server can run on our machines (STYLE.md, principle 8).
+ * this project allows, because no LLM server can run in the test environment (STYLE.md, principle 8).
  * It is a real HTTP server on 127.0.0.1 that answers POSTs from a script of replies and
  * records what it received, so clients are tested over a real socket: real timeouts, real
  * disconnects. Tests only; nothing in production imports it.

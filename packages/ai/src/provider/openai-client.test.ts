@@ -1,6 +1,6 @@
 /**
  * Runs against fake-openai-server.ts, a FAKE of a model server: the one fake this project
- * allows, because no LLM server can run on our machines (STYLE.md, principle 8). The client
+ * allows, because no LLM server can run in the test environment (STYLE.md, principle 8). The client
  * still talks real HTTP over loopback, so timeouts, retries and disconnects are real.
  */
 import { createOpenAiClient, type OpenAiClientOptions, type RetryInfo } from "./openai-client";
