@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import request from "supertest";
 import { makeGitRepo, waitFor } from "@ax/testkit";
+import { instanceAdminToken } from "./admin-support";
 import { createApiHarness, type ApiHarness } from "./test-support";
 
 let redis: ChildProcess | undefined;
@@ -50,6 +51,7 @@ afterAll(async () => {
 
 it("answers 503 while Redis is down, creates nothing then, and loses no queued scan across a restart", async () => {
   const key = { "X-AX-KEY": h.tenant.token };
+  const admin = { "X-AX-KEY": await instanceAdminToken(h) };
   const repo = makeGitRepo({ "a.py": "import pickle\npickle.loads(b)\n" });
   const queued = [];
   for (let i = 0; i < 3; i++) {
@@ -66,6 +68,11 @@ it("answers 503 while Redis is down, creates nothing then, and loses no queued s
   const ready = await request(h.app).get("/api/v2/health/ready");
   expect(ready.status).toBe(503);
   expect(ready.body.checks).toEqual({ database: "ok", redis: "failing" });
+  // Any other route that needs Redis says it is unavailable too (503), not an internal error.
+  const workers = await request(h.app).get("/api/v2/admin/workers").set(admin);
+  expect(workers.status).toBe(503);
+  expect(workers.headers["retry-after"]).toBe("5");
+  expect(workers.body).toEqual({ code: 503, message: "The service's queue store is unavailable right now; try again shortly." });
   const rows = await h.stack.handle.db.selectFrom("scans").select("id").execute();
   expect(rows.map((r) => r.id).sort()).toEqual([...queued].sort());
 

@@ -10,7 +10,7 @@ import type { Redis } from "ioredis";
 import { addMember, bootstrap, createToken, createUser, type BootstrapResult, type Role } from "@ax/db";
 import { createLogger } from "@ax/logger";
 import { JobQueue, producerConnection } from "@ax/queue";
-import { createTestStack, type TestStack } from "@ax/testkit";
+import { createTestStack, waitFor, type TestStack } from "@ax/testkit";
 import type { ResolveHost } from "@ax/worker";
 import { startWorker, type RunningWorker } from "@ax/worker";
 import { buildApp } from "./app";
@@ -35,6 +35,8 @@ export async function createApiHarness(opts: { env?: Record<string, string>; wor
   const stack = await createTestStack({ WORKER_CONCURRENCY: "2", ...opts.env });
   const logger = createLogger({ level: "error", format: "json", silent: !process.env.TEST_LOGS });
   const redis: Redis = producerConnection(stack.config.redis.url);
+  // The producer fails fast until connected (the API answers 503 then); a suite starts once it is.
+  await waitFor(() => redis.status === "ready", { timeoutMs: 10_000, what: "the API's Redis connection" });
   const queue = new JobQueue(redis, { redisUrl: stack.config.redis.url, prefix: stack.config.redis.queuePrefix, attempts: stack.config.worker.attempts });
   const deps: AppDeps = { config: stack.config, db: stack.handle.db, logger, queue, redis, lifecycle: { shuttingDown: false } };
   const app = buildApp(deps);

@@ -21,6 +21,19 @@ export function producerConnection(url: string, extra: RedisOptions = {}): Redis
   return redis;
 }
 
+/**
+ * Whether an error means Redis could not be reached (not connected yet, connection lost, retries
+ * used up): the request may succeed shortly, so the API answers 503, not 500. Redis' own replies
+ * (a WRONGTYPE, a script error) are not unavailability.
+ */
+export function isRedisUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (err.name === "MaxRetriesPerRequestError") return true;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string" && ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTCONN"].includes(code)) return true;
+  return /^(Stream isn't writeable|Connection is closed)/.test(err.message);
+}
+
 /** Workers block on Redis and must retry forever across restarts (BullMQ requires null). */
 export function workerConnection(url: string): Redis {
   const redis = new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true });

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { isDatabaseUnavailable } from "@ax/db";
 import type { Logger } from "@ax/logger";
+import { isRedisUnavailable } from "@ax/queue";
 
 /**
  * The one error family. Each carries the HTTP status, a stable code for clients to branch on
@@ -55,6 +56,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       logger.warn("database unavailable", { request_id: requestId, route: req.route?.path });
       res.set("Retry-After", "5");
       return writer(res, 503, { code: 503, message: "The service's database is unavailable right now; try again shortly." });
+    }
+    if (isRedisUnavailable(err)) {
+      logger.warn("redis unavailable", { request_id: requestId, route: req.route?.path });
+      res.set("Retry-After", "5");
+      return writer(res, 503, { code: 503, message: "The service's queue store is unavailable right now; try again shortly." });
     }
     logger.error("unhandled error", { request_id: requestId, method: req.method, route: req.route?.path, error: err });
     return writer(res, 500, { code: 500, message: `Internal server error. Reference: ${requestId}.` });
