@@ -36,7 +36,7 @@ export async function createApiHarness(opts: { env?: Record<string, string>; wor
   const logger = createLogger({ level: "error", format: "json", silent: !process.env.TEST_LOGS });
   const redis: Redis = producerConnection(stack.config.redis.url);
   // The producer fails fast until connected (the API answers 503 then); a suite starts once it is.
-  await waitFor(() => redis.status === "ready", { timeoutMs: 10_000, what: "the API's Redis connection" });
+  await waitFor(async () => redis.status === "ready", { timeoutMs: 10_000, what: "the API's Redis connection" });
   const queue = new JobQueue(redis, { redisUrl: stack.config.redis.url, prefix: stack.config.redis.queuePrefix, attempts: stack.config.worker.attempts });
   const deps: AppDeps = { config: stack.config, db: stack.handle.db, logger, queue, redis, lifecycle: { shuttingDown: false } };
   const app = buildApp(deps);
