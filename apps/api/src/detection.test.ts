@@ -28,6 +28,7 @@ interface ScanBody {
   state: string;
   error: string | null;
   baseline_commit: string | null;
+  diff: { baseline_commit: string; merge_base: string; fixed_total: number; fixed: { file: string; start_line: number; rule_id: string }[] } | null;
   analyzers: { name: string; status: string; files?: number; cached_files?: number }[];
   counts: Record<string, number>;
   selection: Record<string, unknown>;
@@ -173,11 +174,17 @@ describe("fixes", () => {
 
 describe("diff-aware scans", () => {
   it("marks the findings introduced since the baseline commit and can report only those", async () => {
-    const repo = makeGitRepo({ "old.py": "import pickle\n\n\ndef f(b):\n    return pickle.loads(b)\n" });
+    const repo = makeGitRepo({ "old.py": "import pickle\n\n\ndef f(b):\n    return pickle.loads(b)\n", "gone.py": "import os\n\n\ndef r(c):\n    os.system(c)\n" });
     const base = git(repo, "rev-parse", "HEAD");
+    fs.rmSync(path.join(repo, "gone.py"));
     commitFiles(repo, { "new.py": "import yaml\n\n\ndef g(s):\n    return yaml.load(s)\n" }, "pr change");
     const s = await scan({ git_uri: repo, baseline_commit: base });
     expect(s).toMatchObject({ state: "completed", baseline_commit: base });
+    // The comparison ran from the merge-base (here the baseline itself) and lists what the change fixed.
+    expect(s.diff).toMatchObject({ baseline_commit: base, merge_base: base });
+    expect(s.diff!.fixed.length).toBeGreaterThan(0);
+    expect(new Set(s.diff!.fixed.map((f) => f.file))).toEqual(new Set(["gone.py"]));
+    expect(s.diff!.fixed_total).toBe(s.diff!.fixed.length);
     const all = await findings(s.scan_id);
     expect(all.find((f) => f.file === "old.py")!.introduced).toBe(false);
     expect(all.find((f) => f.file === "new.py")!.introduced).toBe(true);

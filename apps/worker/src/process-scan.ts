@@ -1,5 +1,5 @@
 import type { Config } from "@ax/config";
-import type { JobData } from "@ax/contracts";
+import type { JobData, ScanDiff } from "@ax/contracts";
 import { PgAnalysisCache, failScan, referenceCommits, getScanForJob, getState, isPublicOrganization, markRunning, requeueScan, storeScanResults, updateProgress, type Db, type Scan } from "@ax/db";
 import type { Logger } from "@ax/logger";
 import type { JobQueue } from "@ax/queue";
@@ -7,7 +7,8 @@ import { defaultReviewModel, type ReviewModel } from "@ax/ai/review";
 import { keepCommitLabels, keptCommitLabels, labelsFor, type AiLabel } from "./auto-triage";
 import { emitWebhookEvent, scanEndedEvent } from "./webhooks/events";
 import { projectStateDir } from "./project-state";
-import { checkoutRepository, defaultAnalyzers, isIntroduced, remoteCommit, reusableScanResult, runAnalyzers, ScanInputError, ScanTimeoutError, withWorkspace, type AnalysisCache, type Analyzer } from "@ax/scanner";
+import { compareWithBase } from "./pull-request";
+import { checkoutRepository, defaultAnalyzers, remoteCommit, reusableScanResult, runAnalyzers, ScanInputError, ScanTimeoutError, withWorkspace, type AnalysisCache, type Analyzer } from "@ax/scanner";
 
 export interface ScanDeps {
   db: Db;
@@ -102,13 +103,13 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         maxRepoBytes: config.scan.maxRepoBytes,
         signal: abort.signal,
         ...(publicScan ? {} : { stateDir }),
-        // Diff-aware scans: what changed since the baseline decides which findings are new.
-        ...(scan.baseline_commit ? { baseline: scan.baseline_commit } : {}),
+        // Diff-aware scans: the merge-base with the baseline, whose findings this commit's are
+        // compared with (pull-request.ts); its files are checked out beside the commit's.
+        ...(scan.baseline_commit ? { baseline: scan.baseline_commit, baselineDest: `${dir}/base` } : {}),
         // Where the earlier scans' lines are in this commit: how findings keep their identity
         // (and so their triage). Public scans have no triage: no extra fetch for them.
         ...(publicScan ? {} : { references: (_commit: string, branch: string) => referenceCommits(db, scan.organization_id, scan.project_id, branch, scan.id).catch(() => []) }),
       });
-      const changed = cloned.changed;
       const blobs = config.scan.analysisCache ? cloned.blobs : undefined;
       const cache: AnalysisCache | undefined = config.scan.analysisCache ? new PgAnalysisCache(db, { organizationId: scan.organization_id, projectId: scan.project_id }) : undefined;
       lap("clone_ms");
@@ -138,7 +139,24 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       });
       abort.signal.throwIfAborted();
       lap("analyze_ms");
-      if (changed) for (const f of analysis.findings) f.introduced = isIntroduced(changed, f.file, f.start_line, f.end_line);
+      let diff: ScanDiff | undefined;
+      if (cloned.base?.dir) {
+        await updateProgress(db, scan.id, { progress: Math.max(lastPct, 80) });
+        const before =
+          (cache ? await reusableScanResult(cache, deps.analyzers ?? defaultAnalyzers(), cloned.base.mergeBase) : null) ??
+          (await runAnalyzers({
+            dir: cloned.base.dir,
+            timeoutMs: config.scan.analyzerTimeoutMs,
+            maxOutputBytes: config.scan.analyzerMaxOutputBytes,
+            signal: abort.signal,
+            ...(cache ? { cache, blobs: cloned.base.blobs, commit: cloned.base.mergeBase } : {}),
+            ...(deps.analyzers ? { analyzers: deps.analyzers } : {}),
+            ...(config.scan.analyzerThreads > 0 ? { threads: config.scan.analyzerThreads } : {}),
+          }));
+        abort.signal.throwIfAborted();
+        diff = compareWithBase(cloned.base, cloned.commit, analysis, before);
+        lap("base_ms");
+      }
       let aiLabels: Map<string, AiLabel> | undefined;
       if (config.ai.autoTriage) {
         try {
@@ -152,7 +170,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
         }
       }
       lap("triage_ms");
-      return { ...analysis, aiLabels, lineMaps: cloned.lineMaps };
+      return { ...analysis, aiLabels, lineMaps: cloned.lineMaps, diff };
     });
     lap("cleanup_ms");
 
@@ -165,6 +183,7 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       analyzers: result.analyzers,
       languages: result.languages,
       lineMaps: result.lineMaps,
+      ...(result.diff ? { diff: result.diff } : {}),
       selection: { ...result.selection },
       ...(result.aiLabels ? { aiLabels: result.aiLabels } : {}),
     });
@@ -242,5 +261,5 @@ async function earlierAnalysis(deps: ScanDeps, scan: Scan, allowInsecure: boolea
     if (!aiLabels) return null;
   }
   await updateProgress(db, scan.id, { phase: "analyzing", progress: 30, commit: remote.commit, branch: remote.branch });
-  return { ...analysis, aiLabels, lineMaps: [] };
+  return { ...analysis, aiLabels, lineMaps: [], diff: undefined };
 }

@@ -43,6 +43,30 @@ export const PublicScanCreateBody = bodyObject({
 });
 export type PublicScanCreateBody = z.infer<typeof PublicScanCreateBody>;
 
+/** A finding of the merge-base that a diff-aware scan's commit no longer has: what the pull request fixes. */
+export interface ScanDiffFixed {
+  rule_id: string;
+  title: string;
+  severity: string;
+  cwe_id: string | null;
+  /** Where it was, in the merge-base. */
+  file: string;
+  start_line: number;
+}
+
+/**
+ * What a diff-aware scan compared its commit with: the baseline asked for, the merge-base the
+ * comparison ran from, and the merge-base's findings this commit no longer has (at most
+ * SCAN_DIFF_FIXED_MAX listed; `fixed_total` counts them all).
+ */
+export interface ScanDiff {
+  baseline_commit: string;
+  merge_base: string;
+  fixed_total: number;
+  fixed: ScanDiffFixed[];
+}
+export const SCAN_DIFF_FIXED_MAX = 1000;
+
 export interface AnalyzerRun {
   name: string;
   version: string | null;

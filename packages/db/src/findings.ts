@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { TRIAGE_FIELDS, type AnalyzerRun, type CommitLineMap, type FindingDataflow, type FindingUpdateBody, type NormalizedFinding, type TriageField } from "@ax/contracts";
+import { TRIAGE_FIELDS, type AnalyzerRun, type CommitLineMap, type FindingDataflow, type FindingUpdateBody, type NormalizedFinding, type ScanDiff, type TriageField } from "@ax/contracts";
 import type { Db } from "./client";
 import { newId } from "./ids";
 import { matchFindings } from "./identity";
@@ -21,6 +21,8 @@ export interface StoreResultsInput {
   aiLabels?: ReadonlyMap<string, { class: string; confidence: number; model: string }>;
   /** Git's line mapping from the reference scans' commits to this scan's (clone's lineMaps). */
   lineMaps?: readonly CommitLineMap[];
+  /** A diff-aware scan's comparison with its merge-base. */
+  diff?: ScanDiff;
 }
 
 export interface StoreResultsOutcome {
@@ -218,6 +220,7 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
         error: null,
         counts: JSON.stringify(counts),
         notices: JSON.stringify(notices),
+        diff: input.diff ? JSON.stringify(input.diff) : null,
         analyzers: JSON.stringify(input.analyzers),
         languages: input.languages,
         ...(input.selection ? { selection: JSON.stringify(input.selection) } : {}),

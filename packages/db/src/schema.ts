@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
-import type { FindingDataflow, FindingLocator } from "@ax/contracts";
+import type { FindingDataflow, FindingLocator, ScanDiff } from "@ax/contracts";
 
 /** Row types of the tables in migrations/*.sql; keep the two in step. */
 
@@ -88,6 +88,8 @@ export interface ScansTable {
   selection: JsonDefault<Record<string, unknown>>;
   /** What the scan could not vouch for (migration 0007): see ScanNotice. */
   notices: JsonDefault<ScanNotice[]>;
+  /** A diff-aware scan's comparison with its merge-base (migration 0010); null otherwise. */
+  diff: Json<ScanDiff> | null;
   created_at: CreatedAt;
   started_at: Timestamp | null;
   finished_at: Timestamp | null;

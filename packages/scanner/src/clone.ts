@@ -10,7 +10,7 @@
  * and its checkout are kept for the project's next scan (kept-repo.ts), which then transfers
  * and writes only what changed.
  */
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { simpleGit, type SimpleGit } from "simple-git";
@@ -19,7 +19,6 @@ import { ScanInputError, throwIfAborted } from "./errors";
 import { CheckoutError, mapCloneError } from "./git/clone-errors";
 import { watchReceivedBytes } from "./git/clone-progress";
 import { hardenedGitConfig, hardenedGitEnv, SIMPLE_GIT_OPT_INS } from "./git/hardening";
-import { parseUnifiedZero, type ChangedLines } from "./git/inspect";
 import { LINE_MAP_DIFF_ARGS, parseLineMap } from "./git/line-map";
 import { assertPublicHost, resolveWithSystem, type ResolveHost } from "./git/resolve-host";
 import { runGit, type GitSession } from "./git/run";
@@ -43,8 +42,14 @@ export interface CloneOptions {
    * it, `dest` is a repository of its own (`dest/.git`) and nothing is kept.
    */
   stateDir?: string;
-  /** For diff-aware scans: the commit whose changes to the checkout are `changed`. */
+  /**
+   * For diff-aware scans: the commit a pull request is compared with (its target branch's head).
+   * The comparison runs from the merge-base of the two (`base`), so that what the target branch
+   * changed since the fork is not counted as the pull request's.
+   */
   baseline?: string;
+  /** With `baseline`: where to check out the merge-base's files, for its analysis (must not exist). */
+  baselineDest?: string;
   /**
    * The commits of the earlier scans whose findings this scan's are matched to, asked once the
    * commit and branch are known: `lineMaps` then says where their lines are in this commit.
@@ -62,10 +67,22 @@ export interface CloneResult {
 export interface CheckoutResult extends CloneResult {
   /** path → blob id of every entry of the commit's tree (the analysis cache's keys). */
   blobs: Map<string, string>;
-  /** Lines changed since `baseline`; null without one. */
-  changed: ChangedLines | null;
+  /** With a baseline: the merge-base and git's line mapping from it to this commit; null without one. */
+  base: BaseCommit | null;
   /** Git's line mapping from each reference commit that could be read to this one. */
   lineMaps: CommitLineMap[];
+}
+
+export interface BaseCommit {
+  /** The commit asked for as baseline. */
+  baseline: string;
+  /** The merge-base of the baseline and this commit (the baseline itself when it is an ancestor). */
+  mergeBase: string;
+  /** Git's line mapping from the merge-base to this commit, renames followed. */
+  lineMap: CommitLineMap;
+  /** The merge-base's files, checked out at `baselineDest` (when one was given), and their blob ids by path. */
+  dir: string | null;
+  blobs: Map<string, string>;
 }
 
 /** Kill git if it prints nothing for this long, even when the wall-clock limit is further away. */
@@ -80,7 +97,7 @@ export async function cloneRepository(opts: CloneOptions): Promise<CloneResult> 
   return { commit, branch };
 }
 
-/** The clone, with what the scan needs to know of the commit: blob ids, and lines changed since a baseline. */
+/** The clone, with what the scan needs to know of the commit: blob ids, its merge-base with a baseline, line maps. */
 export async function checkoutRepository(opts: CloneOptions): Promise<CheckoutResult> {
   throwIfAborted(opts.signal);
   // Everything that can be refused is refused before any process or connection exists.
@@ -210,9 +227,9 @@ async function fetchAndCheckout(clone: Clone, repo: Layout, linkFrom?: string): 
   });
   if (linkFrom !== undefined) await linkCheckout(linkFrom, clone.dest, entries);
   await checkCheckout(clone.dest, opts.maxRepoBytes);
-  const changed = opts.baseline !== undefined ? await changedLines(session, repo.gitDir, url, opts.baseline, commit) : null;
+  const base = opts.baseline !== undefined ? await baseCommit(clone, repo.gitDir, opts.baseline, commit) : null;
   const lineMaps = opts.references ? await lineMapsTo(session, repo.gitDir, url, commit, await opts.references(commit, branch)) : [];
-  return { commit, branch, blobs: new Map(entries.map((e) => [e.path.toString("utf8"), e.id])), changed, lineMaps };
+  return { commit, branch, blobs: new Map(entries.map((e) => [e.path.toString("utf8"), e.id])), base, lineMaps };
 }
 
 /** At most this many earlier commits are mapped: the branch's own (usually one) and four other branches'. */
@@ -257,14 +274,55 @@ async function fetchedCommit(session: GitSession, gitDir: string): Promise<strin
   return commit;
 }
 
-async function changedLines(session: GitSession, gitDir: string, url: string, baseline: string, commit: string): Promise<ChangedLines> {
-  try {
-    await runGit(session, ["fetch", "--quiet", "--depth=1", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, baseline], { gitDir });
-  } catch {
-    throw new ScanInputError(BASELINE_MISSING);
+/** How far the shallow histories are deepened, in turn, to find the merge-base: 32, then 256, then 2,048 commits. */
+const MERGE_BASE_DEPTHS = [32, 224, 1792];
+
+/**
+ * The baseline fetched, the merge-base of it and `commit` found (the shallow histories are
+ * deepened until they meet; when they do not within MERGE_BASE_DEPTHS, unrelated histories or a
+ * fork too far back, the scan fails and says so), git's line mapping from the merge-base, and,
+ * when asked, the merge-base's files checked out through an index of their own (the kept
+ * repository's index stays the checkout's).
+ */
+async function baseCommit(clone: Clone, gitDir: string, baseline: string, commit: string): Promise<BaseCommit> {
+  const { session, url, opts } = clone;
+  const fetch = (extra: string[], ...ids: string[]) =>
+    runGit(session, ["fetch", "--quiet", ...extra, "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, ...ids], { gitDir });
+  const has = (id: string) => runGit(session, ["cat-file", "-e", `${id}^{commit}`], { gitDir }).then(() => true, () => false);
+  if (!(await has(baseline))) {
+    await fetch(["--depth=1"], baseline).catch(() => {
+      throw new ScanInputError(BASELINE_MISSING);
+    });
   }
-  const diff = await runGit(session, ["diff", "--unified=0", "--no-color", "--no-ext-diff", "--no-renames", "--no-textconv", baseline, commit, "--"], { gitDir });
-  return parseUnifiedZero(diff.toString("utf8"));
+  const mergeBase = async () => {
+    const out = await runGit(session, ["merge-base", baseline, commit], { gitDir }).catch(() => null);
+    const id = out?.toString("utf8").trim();
+    return id && OBJECT_ID.test(id) ? id : null;
+  };
+  let found = await mergeBase();
+  for (const depth of MERGE_BASE_DEPTHS) {
+    if (found) break;
+    await fetch([`--deepen=${depth}`], commit, baseline).catch(() => undefined);
+    found = await mergeBase();
+  }
+  if (!found) throw new ScanInputError(`The baseline commit shares no history with the scanned commit within ${MERGE_BASE_DEPTHS.reduce((a, b) => a + b, 1)} commits.`);
+  const lineMap = parseLineMap(found, commit, await runGit(session, [...LINE_MAP_DIFF_ARGS, found, commit, "--"], { gitDir }));
+  let dir: string | null = null;
+  let entries: ListedEntry[] = [];
+  if (opts.baselineDest !== undefined) {
+    dir = resolve(opts.baselineDest);
+    entries = parseTree(await runGit(session, ["ls-tree", "-r", "-l", "-z", "--full-tree", found], { gitDir }));
+    if (entries.reduce((sum, e) => sum + e.size, 0) > opts.maxRepoBytes) throw new ScanInputError(sizeLimitMessage(opts.maxRepoBytes));
+    const index = join(session.home, "base-index");
+    const tree = { gitDir, workTree: dir, indexFile: index };
+    await mkdir(dir, { recursive: true });
+    await runGit(session, ["read-tree", found], tree);
+    await runGit(session, ["checkout-index", "--all", "--force"], tree).catch((err: unknown) => {
+      throw new CheckoutError(err instanceof Error ? err.message : String(err));
+    });
+    await checkCheckout(dir, opts.maxRepoBytes);
+  }
+  return { baseline, mergeBase: found, lineMap, dir, blobs: new Map(entries.map((e) => [e.path.toString("utf8"), e.id])) };
 }
 
 type ListedEntry = TreeEntry & { id: string; size: number };

@@ -1,4 +1,4 @@
-export { checkoutRepository, cloneRepository, remoteCommit, type CheckoutResult, type CloneOptions, type CloneResult } from "./clone";
+export { checkoutRepository, cloneRepository, remoteCommit, type BaseCommit, type CheckoutResult, type CloneOptions, type CloneResult } from "./clone";
 export { reusableScanResult } from "./result-reuse";
 export { withWorkspace, sweepStaleWorkspaces, removeTree, type WorkspaceOptions } from "./workspace";
 export { detectLanguages, languageOfShebang } from "./languages";
@@ -22,7 +22,6 @@ export { loadRepoConfig, REPO_CONFIG_FILES, type RepoConfig } from "./repo-confi
 export { postprocess, findSuppression } from "./postprocess";
 export { MemoryAnalysisCache, type AnalysisCache, type CachedFinding } from "./cache";
 export { replacementDiff } from "./unified-diff";
-export { parseUnifiedZero, isIntroduced, type ChangedLines } from "./git/inspect";
 export { banditAnalyzer } from "./analyzers/bandit";
 export { cppcheckAnalyzer } from "./analyzers/cppcheck";
 export { flawfinderAnalyzer } from "./analyzers/flawfinder";

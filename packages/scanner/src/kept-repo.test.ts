@@ -41,7 +41,7 @@ describe("a rescan through the kept repository", () => {
     const head = commitFiles(src.path, { "a.py": "print('changed')\n", "new/c.py": "print(3)\n" }, "second");
     const second = opts(state, src.url);
     const result = await checkoutRepository(second);
-    expect(result).toMatchObject({ commit: head, branch: "main", changed: null });
+    expect(result).toMatchObject({ commit: head, branch: "main", base: null });
     // The kept repository was used: its first pack plus the second fetch's.
     expect(packs(state)).toBe(2);
     expect(read(second.dest, "a.py")).toBe("print('changed')\n");
@@ -134,14 +134,22 @@ describe("a rescan through the kept repository", () => {
     expect(readFileSync(join(kept(state), "origin"), "utf8")).toContain(b.path);
   });
 
-  it("reports the lines changed since a baseline, fetched into the kept repository", async () => {
+  it("fetches a baseline into the kept repository and checks out its merge-base apart, leaving the kept checkout's index alone", async () => {
     const src = makeRepo(root, "src-baseline", { "a.py": "one\ntwo\nthree\n" });
     const baseline = src.head;
     const state = join(root, "state-baseline");
     await checkoutRepository(opts(state, src.url));
-    commitFiles(src.path, { "a.py": "one\nTWO\nthree\n", "b.py": "new\n" });
-    const result = await checkoutRepository(opts(state, src.url, { baseline }));
-    expect(result.changed).toEqual(new Map<string, unknown>([["a.py", [[2, 2]]], ["b.py", "all"]]));
+    const head = commitFiles(src.path, { "a.py": "one\nTWO\nthree\n", "b.py": "new\n" });
+    const baselineDest = join(root, "baseline-tree");
+    const result = await checkoutRepository(opts(state, src.url, { baseline, baselineDest }));
+    expect(result.base).toMatchObject({ baseline, mergeBase: baseline, dir: baselineDest });
+    expect(result.base?.lineMap.files).toEqual({ "a.py": { path: "a.py", hunks: [[2, 1, 2, 1]] } });
+    expect(readdirSync(baselineDest)).toEqual(["a.py"]);
+    expect(readFileSync(join(baselineDest, "a.py"), "utf8")).toBe("one\ntwo\nthree\n");
+    // The next scan reuses the kept checkout: it must hold the commit's files, not the baseline's.
+    const again = opts(state, src.url);
+    await expect(checkoutRepository(again)).resolves.toMatchObject({ commit: head });
+    expect(readFileSync(join(again.dest, "a.py"), "utf8")).toBe("one\nTWO\nthree\n");
     const unknown = await checkoutRepository(opts(state, src.url, { baseline: "0".repeat(40) })).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(ScanInputError);
   });

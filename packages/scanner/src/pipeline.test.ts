@@ -8,7 +8,6 @@ import type { NormalizedFinding } from "@ax/contracts";
 import type { Analyzer } from "./analyzers/types";
 import { MemoryAnalysisCache } from "./cache";
 import { checkoutRepository } from "./clone";
-import { isIntroduced, parseUnifiedZero } from "./git/inspect";
 import { runAnalyzers } from "./run";
 import { selectFiles } from "./selection";
 import { replacementDiff } from "./unified-diff";
@@ -231,30 +230,50 @@ describe("unified diffs", () => {
 });
 
 describe("diff-aware scans", () => {
-  it("finds the lines changed since a baseline commit in a shallow clone (checkoutRepository)", async () => {
+  it("compares from the merge-base, found by deepening the shallow clone, and checks out its files apart (checkoutRepository)", async () => {
     const origin = tree({ "a.py": "1\n2\n3\n", "b.py": "x\n" });
-    git(origin, "init", "-q");
-    const base = commitAll(origin, "base");
+    git(origin, "init", "-q", "-b", "main");
+    const fork = commitAll(origin, "fork point");
+    // The pull request's branch: two commits on top of the fork point.
+    git(origin, "checkout", "-q", "-b", "feature");
     fs.writeFileSync(path.join(origin, "a.py"), "1\nTWO\n3\n4\n");
-    fs.writeFileSync(path.join(origin, "new.py"), "n\n");
-    commitAll(origin, "change");
+    commitAll(origin, "feature 1");
+    fs.writeFileSync(path.join(origin, "new file é.py"), "n\n");
+    commitAll(origin, "feature 2");
+    // main moves on meanwhile (40 commits: beyond the first deepening step).
+    git(origin, "checkout", "-q", "main");
+    for (let i = 0; i < 40; i++) {
+      fs.writeFileSync(path.join(origin, "b.py"), `x${i}\n`);
+      commitAll(origin, `main ${i}`);
+    }
+    const mainHead = git(origin, "rev-parse", "HEAD").trim();
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "ax-clone-"));
     roots.push(scratch);
     const checkout = (dest: string, baseline: string) =>
-      checkoutRepository({ gitUri: `file://${origin}`, dest: path.join(scratch, dest), allowInsecure: true, timeoutMs: 30_000, maxRepoBytes: 1 << 20, baseline });
-    const { changed } = await checkout("one", base);
-    if (!changed) throw new Error("a baseline was given: changed lines expected");
-    expect(changed.get("a.py")).toEqual([[2, 2], [4, 4]]);
-    expect(changed.get("new.py")).toBe("all");
-    expect(changed.has("b.py")).toBe(false);
-    expect(isIntroduced(changed, "a.py", 2, 2)).toBe(true);
-    expect(isIntroduced(changed, "a.py", 3, 3)).toBe(false);
-    expect(isIntroduced(changed, "new.py", 1, 1)).toBe(true);
+      checkoutRepository({
+        gitUri: `file://${origin}`,
+        branch: "feature",
+        dest: path.join(scratch, dest),
+        baselineDest: path.join(scratch, `${dest}-base`),
+        allowInsecure: true,
+        timeoutMs: 30_000,
+        maxRepoBytes: 1 << 20,
+        baseline,
+      });
+    const { base } = await checkout("one", mainHead);
+    if (!base) throw new Error("a baseline was given: a base commit expected");
+    expect(base).toMatchObject({ baseline: mainHead, mergeBase: fork.trim() });
+    // main's own changes (b.py) are not the branch's: the map runs from the fork point.
+    expect(base.lineMap.files["b.py"]).toBeUndefined();
+    expect(base.lineMap.files["a.py"]).toEqual({ path: "a.py", hunks: [[2, 1, 2, 1], [3, 0, 4, 1]] });
+    expect(fs.readFileSync(path.join(base.dir!, "b.py"), "utf8")).toBe("x\n");
+    expect(fs.existsSync(path.join(base.dir!, "new file é.py"))).toBe(false);
     await expect(checkout("two", "0".repeat(40))).rejects.toThrow(/baseline commit could not be fetched/);
-  });
-
-  it("parses quoted paths and pure deletions", () => {
-    const d = parseUnifiedZero('diff --git "a/sp ace.py" "b/sp ace.py"\n--- "a/sp ace.py"\n+++ "b/sp ace.py"\n@@ -3,2 +2,0 @@\n@@ -7 +6 @@\n');
-    expect(d.get("sp ace.py")).toEqual([[6, 6]]);
+    // A history the branch does not share.
+    const other = tree({ "z.py": "z\n" });
+    git(other, "init", "-q", "-b", "main");
+    const unrelated = commitAll(other, "unrelated").trim();
+    git(origin, "fetch", "-q", other, "main:unrelated");
+    await expect(checkout("three", unrelated)).rejects.toThrow(/shares no history/);
   });
 });

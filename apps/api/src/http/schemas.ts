@@ -75,6 +75,17 @@ export const ScanView = z.object({
   notices: z
     .array(z.object({ kind: z.literal("findings_not_verified"), analyzer: z.string(), status: z.string(), findings: z.number().int(), message: z.string() }))
     .describe("What this scan could not vouch for: an analyzer that did not complete, whose earlier findings on the branch are neither reported nor marked fixed here (they keep their triage)."),
+  diff: z
+    .object({
+      baseline_commit: z.string(),
+      merge_base: z.string(),
+      fixed_total: z.number().int(),
+      fixed: z.array(z.object({ rule_id: z.string(), title: z.string(), severity: z.string(), cwe_id: z.string().nullable(), file: z.string(), start_line: z.number().int() })),
+    })
+    .nullable()
+    .describe(
+      "A diff-aware scan's comparison (`baseline_commit` given): the merge-base of the baseline and the scanned commit, which the comparison runs from, and the merge-base's findings this commit no longer has — what the change fixes (the first 1,000 listed, `fixed_total` counts all). Null for other scans and until the scan completes.",
+    ),
   created_at: z.string().nullable(),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),

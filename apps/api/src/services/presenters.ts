@@ -31,6 +31,7 @@ export function presentScan(s: Scan, counts: ScanCounts) {
     counts,
     selection: s.selection,
     notices: s.notices,
+    diff: s.diff ?? null,
     created_at: iso(s.created_at),
     started_at: iso(s.started_at),
     finished_at: iso(s.finished_at),

@@ -71,16 +71,24 @@ describe("parseLineMap and mapLine", () => {
     });
   });
 
-  it("maps nothing of a deleted or binary-changed file", () => {
-    const repo = makeGitRepo({ "gone.js": "a\nb\n", "bin.dat": "x\u0000y\n" });
+  it("maps nothing of a deleted, binary-changed or type-changed file, and keeps the files after them aligned", () => {
+    const repo = makeGitRepo({ "gone.js": "a\nb\n", "bin.dat": "x\u0000y\n", "link.js": "l1\nl2\n", "new\nline.js": "n1\nn2\nn3\n", "z.js": "z1\nz2\nz3\n" });
     const from = git(repo, "rev-parse", "HEAD");
     fs.rmSync(path.join(repo, "gone.js"));
     fs.writeFileSync(path.join(repo, "bin.dat"), "x\u0000z\n");
+    // A file that becomes a symlink: git prints it as two patch sections (deletion, creation).
+    fs.rmSync(path.join(repo, "link.js"));
+    fs.symlinkSync("z.js", path.join(repo, "link.js"));
+    fs.writeFileSync(path.join(repo, "new\nline.js"), "n0\nn1\nn2\nn3\n");
+    fs.writeFileSync(path.join(repo, "z.js"), "z0\nz1\nz2\nz3\n");
     git(repo, "add", "-A");
     git(repo, "commit", "-q", "-m", "delete");
     const map = lineMapOf(repo, from, git(repo, "rev-parse", "HEAD"));
     expect(mapLine(map, "gone.js", 1)).toBeNull();
     expect(mapLine(map, "bin.dat", 1)).toBeNull();
+    expect(mapLine(map, "link.js", 1)).toBeNull();
+    expect(mapLine(map, "new\nline.js", 1)).toEqual({ file: "new\nline.js", line: 2 });
+    expect(mapLine(map, "z.js", 3)).toEqual({ file: "z.js", line: 4 });
   });
 
   it("keeps every unchanged line faithful through random edits", () => {

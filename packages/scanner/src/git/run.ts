@@ -34,6 +34,8 @@ export interface GitCall {
   gitDir?: string;
   /** The checkout (`--work-tree`) for commands that write or read files. */
   workTree?: string;
+  /** The index file to use instead of the repository's own (`GIT_INDEX_FILE`). */
+  indexFile?: string;
   /** Sees git's stderr as it arrives (fetch progress). */
   onStderr?: (stderr: Readable) => void;
 }
@@ -51,7 +53,7 @@ export async function runGit(session: GitSession, args: string[], call: GitCall 
   const child = execa("git", [...config, ...location, ...args], {
     // An empty directory as cwd: no repository around it can be discovered or lend config.
     cwd: session.home,
-    env: hardenedGitEnv(session.home, session.allowInsecure),
+    env: { ...hardenedGitEnv(session.home, session.allowInsecure), ...(call.indexFile !== undefined ? { GIT_INDEX_FILE: call.indexFile } : {}) },
     extendEnv: false,
     stdin: "ignore",
     encoding: "buffer",
