@@ -1,9 +1,9 @@
-// Pure rendering: tables, colours, the progress bar on and off a terminal, the severity summary.
+// Pure rendering: tables, colours, the progress bar on and off a terminal, a scan's summary.
 import { PassThrough } from "node:stream";
-import type { Finding, Scan } from "./api";
+import type { Scan } from "./api";
 import type { Io } from "./io";
 import { progressFrame, progressReporter } from "./progress";
-import { colorsFor, isOpen, palette, summarize, summaryTable, table } from "./render";
+import { colorsFor, openAtOrAbove, palette, summaryTable, table } from "./render";
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[/;
@@ -29,19 +29,6 @@ const scan = (over: Partial<Scan>): Scan => ({
   ...over,
 });
 
-const finding = (severity: Finding["severity"], status: Finding["status"], suppression: unknown = null): Finding => ({
-  finding_id: `${severity}-${status}`,
-  rule_id: "r",
-  title: "t",
-  cwe_id: null,
-  file: "a.js",
-  start_line: 1,
-  severity,
-  status,
-  reason: null,
-  suppression,
-});
-
 describe("colours", () => {
   it("are used on a terminal only, and never with NO_COLOR", () => {
     expect(colorsFor(fakeIo({ tty: true })).red("x")).toMatch(ANSI);
@@ -63,31 +50,30 @@ describe("table", () => {
   });
 });
 
-describe("severity summary", () => {
-  it("counts open findings: TO REVIEW and TRUE POSITIVE, not closed, suppressed in the source or gone", () => {
-    const findings: Finding[] = [
-      finding("HIGH", "TO REVIEW"),
-      finding("HIGH", "TRUE POSITIVE"),
-      finding("HIGH", "FALSE POSITIVE"),
-      finding("HIGH", "ACCEPTED RISK"),
-      finding("LOW", "FIXED"),
-      finding("LOW", "TO REVIEW", { kind: "ax-ignore", reason: "test data", line: 1 }),
-      // The record of a finding that disappeared, which a reviewer reopened: not in the code.
-      { ...finding("LOW", "TRUE POSITIVE"), finding_id: "LOW-gone", baseline_state: "absent" },
-    ];
-    expect(findings.filter(isOpen).map((f) => f.finding_id)).toEqual(["HIGH-TO REVIEW", "HIGH-TRUE POSITIVE"]);
-    const summary = summarize(findings);
-    expect(summary.HIGH).toEqual({ findings: 4, open: 2 });
-    expect(summary.LOW).toEqual({ findings: 3, open: 0 });
-    expect(summaryTable(summary, palette(false)).split("\n")).toEqual([
-      "SEVERITY  FINDINGS  OPEN",
-      "CRITICAL         0     0",
-      "HIGH             4     2",
-      "MEDIUM           0     0",
-      "LOW              3     0",
-      "INFO             0     0",
-      "total            7     2",
+describe("scan summary", () => {
+  // A scan's counts as GET /scan/{id} gives them: 2 suppressed and 1 fixed rows are not open.
+  const counts = { CRITICAL: 1, HIGH: 2, MEDIUM: 0, LOW: 4, INFO: 0, total: 7, new: 5, fixed: 1, suppressed: 2, introduced: 0, to_review: 6, true_positive: 1, false_positive: 3, accepted_risk: 0, marked_fixed: 1 };
+
+  it("prints the service's counts as they are, and counts nothing itself", () => {
+    expect(summaryTable(counts, palette(false)).split("\n")).toEqual([
+      "SEVERITY  OPEN",
+      "CRITICAL     1",
+      "HIGH         2",
+      "MEDIUM       0",
+      "LOW          4",
+      "INFO         0",
+      "total        7",
+      "",
+      "5 new · 1 fixed since the previous scan · 2 suppressed in the source · 3 false positive · 0 accepted risk · 1 marked fixed",
     ]);
+  });
+
+  it("gates on the open counts at the severity and above", () => {
+    expect(openAtOrAbove(counts, "CRITICAL")).toBe(1);
+    expect(openAtOrAbove(counts, "HIGH")).toBe(3);
+    expect(openAtOrAbove(counts, "MEDIUM")).toBe(3);
+    expect(openAtOrAbove(counts, "INFO")).toBe(counts.total);
+    expect(openAtOrAbove({}, "INFO")).toBe(0);
   });
 });
 

@@ -1,6 +1,5 @@
-/** Terminal output: colours (only on a terminal, and never with NO_COLOR), tables, the severity summary. */
-import { OPEN_STATUSES, SEVERITIES, type FindingStatus, type Severity } from "@ax/contracts";
-import type { Finding } from "./api";
+/** Terminal output: colours (only on a terminal, and never with NO_COLOR), tables, a scan's summary. */
+import { SEVERITIES, type Severity } from "@ax/contracts";
 import type { Io } from "./io";
 
 export interface Palette {
@@ -53,27 +52,30 @@ export function table(headers: string[], rows: string[][], p: Palette): string {
 }
 
 /**
- * Open: `TO REVIEW` or `TRUE POSITIVE`, not suppressed in the source, and still in the code (not
- * the record of a finding that disappeared). The same rule as the scan's `counts`, so the gate
- * and the OPEN column agree with `counts[severity]` and `counts.total`.
+ * The summary of a scan is its `counts` as the API gives them (`GET /scan/{id}`, computed when
+ * read from the findings as they are now): the CLI counts nothing itself, so the numbers it
+ * prints, its `--fail-on` gate and the service's agree. Each severity counts the open findings
+ * (status TO REVIEW or TRUE POSITIVE, in the code, not suppressed in the source); the line
+ * below says what else the scan holds.
  */
-export const isOpen = (f: Finding) => (OPEN_STATUSES as readonly FindingStatus[]).includes(f.status) && !f.suppression && f.baseline_state !== "absent";
+export function summaryTable(counts: Readonly<Record<string, number>>, p: Palette): string {
+  const n = (key: string) => String(counts[key] ?? 0);
+  const rows = SEVERITIES.map((s) => [p.severity(s), n(s)]);
+  const open = table(["SEVERITY", "OPEN"], [...rows, [p.bold("total"), n("total")]], p);
+  const rest = [
+    `${n("new")} new`,
+    `${n("fixed")} fixed since the previous scan`,
+    `${n("suppressed")} suppressed in the source`,
+    `${n("false_positive")} false positive`,
+    `${n("accepted_risk")} accepted risk`,
+    `${n("marked_fixed")} marked fixed`,
+  ];
+  return `${open}
 
-export type SeveritySummary = Record<Severity, { findings: number; open: number }>;
-
-export function summarize(findings: Finding[]): SeveritySummary {
-  const summary = Object.fromEntries(SEVERITIES.map((s) => [s, { findings: 0, open: 0 }])) as SeveritySummary;
-  for (const f of findings) {
-    const row = summary[f.severity];
-    if (!row) continue;
-    row.findings += 1;
-    if (isOpen(f)) row.open += 1;
-  }
-  return summary;
+${p.dim(rest.join(" · "))}`;
 }
 
-export function summaryTable(summary: SeveritySummary, p: Palette): string {
-  const rows = SEVERITIES.map((s) => [p.severity(s), String(summary[s].findings), String(summary[s].open)]);
-  const total = (k: "findings" | "open") => String(SEVERITIES.reduce((n, s) => n + summary[s][k], 0));
-  return table(["SEVERITY", "FINDINGS", "OPEN"], [...rows, [p.bold("total"), total("findings"), total("open")]], p);
+/** Open findings at `threshold` or more severe, from the scan's counts. */
+export function openAtOrAbove(counts: Readonly<Record<string, number>>, threshold: Severity): number {
+  return SEVERITIES.slice(0, SEVERITIES.indexOf(threshold) + 1).reduce((sum, s) => sum + (counts[s] ?? 0), 0);
 }

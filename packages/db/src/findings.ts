@@ -376,6 +376,10 @@ export interface FindingFilters {
   dataflow?: FindingDataflow["status"] | "none" | undefined;
 }
 
+/**
+ * Position in the default order: `rank` is the finding's list_rank (migration 0009), the
+ * severity rank it had when its scan stored it, which triage never changes.
+ */
 export interface FindingCursor {
   rank: number;
   file: string;
@@ -396,10 +400,10 @@ export type FindingOrder = "severity" | "ai_confidence" | "-ai_confidence";
  * large and are shown only one finding at a time), the fix reduced to whether it has a diff.
  * Every column a page reads is parsed in the API process, so what is not shown is not read.
  */
-export type FindingListRow = Omit<Finding, "raw" | "fix" | "triaged_fields" | "locator"> & { has_fix: boolean };
+export type FindingListRow = Omit<Finding, "raw" | "fix" | "triaged_fields" | "locator"> & { has_fix: boolean; list_rank: number };
 
 /** Every column of a list row, as a record so that a column added to findings must be listed here (or omitted above). */
-const LISTED: Record<Exclude<keyof FindingListRow, "has_fix">, true> = {
+const LISTED: Record<Exclude<keyof FindingListRow, "has_fix" | "list_rank">, true> = {
   id: true, scan_id: true, organization_id: true, project_id: true, analyzer: true, rule_id: true, title: true, message: true, cwe_id: true,
   cwe_name: true, owasp: true, file: true, start_line: true, end_line: true, start_column: true, end_column: true, snippet: true,
   fingerprint: true, identity: true, first_seen_scan_id: true, baseline_state: true, status: true, reason: true, remediation: true, severity: true,
@@ -423,6 +427,7 @@ export function listFindings(
     .selectFrom("findings")
     .select(LIST_COLUMNS)
     .select(sql<boolean>`coalesce(jsonb_typeof(fix->'diff') = 'string', false)`.as("has_fix"))
+    .select(sql<number>`list_rank`.as("list_rank"))
     .where("organization_id", "=", q.organizationId)
     .where("scan_id", "=", q.scanId);
   const f = q.filters;
@@ -448,7 +453,8 @@ export function listFindings(
   }
   const order = q.order ?? "severity";
   if (order !== "severity") {
-    // Unlabelled findings sort last either way: -1 below every confidence, 2 above.
+    // Unlabelled findings sort last either way: -1 below every confidence, 2 above. The label
+    // is written with the scan's findings and triage never touches it, so this key is fixed too.
     const missing = order === "ai_confidence" ? 2 : -1;
     const key = sql<number>`coalesce(ai_confidence, ${missing})`;
     const a = q.after as AiFindingCursor | undefined;
@@ -456,11 +462,19 @@ export function listFindings(
     const dir = order === "ai_confidence" ? "asc" : "desc";
     return query.orderBy(key, dir).orderBy("id", dir).limit(q.limit).execute();
   }
+  // Keyset over columns that never change once stored (findings_list_idx): a finding triaged
+  // while a client pages keeps its place, so every page boundary holds. Not severity_rank,
+  // which follows the reviewer's severity.
   if (q.after) {
     const a = q.after as FindingCursor;
-    query = query.where(sql<boolean>`(severity_rank, file, start_line, id) > (${a.rank}, ${a.file}, ${a.line}, ${a.id})`);
+    query = query.where(sql<boolean>`(list_rank, file, start_line, id) > (${a.rank}, ${a.file}, ${a.line}, ${a.id})`);
   }
-  return query.orderBy("severity_rank").orderBy("file").orderBy("start_line").orderBy("id").limit(q.limit).execute();
+  return query.orderBy(sql`list_rank`).orderBy("file").orderBy("start_line").orderBy("id").limit(q.limit).execute();
+}
+
+/** The cursor value of a finding in the default order. */
+export function findingCursorOf(f: Pick<FindingListRow, "list_rank" | "file" | "start_line" | "id">): FindingCursor {
+  return { rank: f.list_rank, file: f.file, line: f.start_line, id: f.id };
 }
 
 /** The cursor value of a finding in an AI-confidence ordering. */

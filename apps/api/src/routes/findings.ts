@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { FindingUpdateBody, canonicalLabel } from "@ax/contracts";
-import { aiCursorOf, findingHistory, getFinding, isId, listFindings, updateFinding, type AiFindingCursor, type FindingCursor } from "@ax/db";
+import { aiCursorOf, findingCursorOf, findingHistory, getFinding, isId, listFindings, updateFinding, type AiFindingCursor, type FindingCursor } from "@ax/db";
 import type { AppDeps } from "../http/context";
 import { AppError, badRequest, notFound, preconditionFailed } from "../http/errors";
 import { defineRoute, type AnyRoute } from "../http/route";
@@ -56,7 +56,7 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
       operationId: "listFindings",
       summary: "Findings of a scan, most severe first, with filters and cursor pagination",
       description:
-        "Filters take comma-separated values: `severity=high,critical`, `status=to review`, `cwe=CWE-89`, `rule=…`, `analyzer=…`, `baseline=new`; `file` is a path prefix. The list is the findings of the scan's commit: the record of a finding of the branch's previous scan that this scan no longer has (`baseline_state: absent`, status FIXED) is listed only with `baseline=absent` or `status=fixed`; `suppressed=false` hides findings suppressed in the source; `introduced=true` keeps only findings on lines changed since the scan's `baseline_commit` (a pull-request check). `ai_class=false_positive` and `min_ai_confidence=0.9` filter by the review model's label; `sort=ai_confidence` (least sure first) or `sort=-ai_confidence` (surest first) orders by it, unlabelled findings last. `dataflow=confirmed` keeps the findings the taint analysis traced from an untrusted source, `dataflow=unconfirmed` those where it found no such path, `dataflow=none` those it did not judge.",
+        "The order is the severity each finding had when the scan stored it (what the analyzer reported, or the project's review decision carried to it), most severe first, then file, line and id. Triage never changes that key, so paging with `next_cursor` lists every finding of the scan exactly once while reviewers triage it: a finding re-prioritised meanwhile shows its new `severity` but keeps its place. The review model's label, which `sort=ai_confidence` orders by, is set when the scan is stored and does not change either. Filters compare current values: a finding whose reviewed fields change between two pages can enter or leave a filtered listing. Filters take comma-separated values: `severity=high,critical`, `status=to review`, `cwe=CWE-89`, `rule=…`, `analyzer=…`, `baseline=new`; `file` is a path prefix. The list is the findings of the scan's commit: the record of a finding of the branch's previous scan that this scan no longer has (`baseline_state: absent`, status FIXED) is listed only with `baseline=absent` or `status=fixed`; `suppressed=false` hides findings suppressed in the source; `introduced=true` keeps only findings on lines changed since the scan's `baseline_commit` (a pull-request check). `ai_class=false_positive` and `min_ai_confidence=0.9` filter by the review model's label; `sort=ai_confidence` (least sure first) or `sort=-ai_confidence` (surest first) orders by it, unlabelled findings last. `dataflow=confirmed` keeps the findings the taint analysis traced from an untrusted source, `dataflow=unconfirmed` those where it found no such path, `dataflow=none` those it did not judge.",
       tags: ["Vulnerabilities"],
       params: z.object({ scan_id: Id }),
       query: z.object({
@@ -109,7 +109,7 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
           findings: page.map(presentFinding),
           next_cursor:
             rows.length > query.limit && last
-              ? encodeCursor(order === "severity" ? { rank: last.severity_rank, file: last.file, line: last.start_line, id: last.id } : aiCursorOf(last, order))
+              ? encodeCursor(order === "severity" ? findingCursorOf(last) : aiCursorOf(last, order))
               : null,
         };
       },

@@ -7,7 +7,7 @@ import { defineRoute, type AnyRoute } from "../http/route";
 import { COUNTS_DESCRIPTION, Cursor, ErrorBody, Id, Limit, OrgQuery, QueryBool, ScanView, commonErrors, listOf } from "../http/schemas";
 import { orgIds, requireRole, resolveOrganization } from "../services/access";
 import { decodeCursor, encodeCursor } from "../services/presenters";
-import { toSarif } from "../services/sarif";
+import { scanSarif } from "../services/sarif";
 import { parseIdempotencyKey, scanView, scanViews, startScan } from "../services/scans";
 
 const ScanParams = z.object({ scan_id: Id });
@@ -133,7 +133,7 @@ export function scanRoutes(deps: AppDeps): AnyRoute[] {
       operationId: "getScanSarif",
       summary: "The scan's findings as SARIF 2.1.0",
       description:
-        "The results of the scan's commit. `introduced=true` keeps only findings on lines changed since the scan's `baseline_commit`, for pull-request annotations. `include_absent=true` adds the findings of the branch's previous scan that this scan no longer has, as results with `baselineState: absent` (left out by default: a consumer that ignores baselineState would reopen them).",
+        "The results of the scan's commit. `introduced=true` keeps only findings on lines changed since the scan's `baseline_commit`, for pull-request annotations. `include_absent=true` adds the findings of the branch's previous scan that this scan no longer has, as results with `baselineState: absent` (left out by default: a consumer that ignores baselineState would reopen them). A finding a reviewer set to FIXED that this commit still has stays an open result: its suppression has status `underReview` (which suppresses nothing in SARIF) with the reviewer's reason, until the scan of a commit without it records it absent; FALSE POSITIVE and ACCEPTED RISK are `accepted` external suppressions, `ax-ignore` comments `inSource` ones. Each run's rules describe the rule, the same for every one of its results whatever their triage: for the project's own rule pack (ast-grep) the rule's definition, for other analyzers the values the analyzer reported at scan time (the most severe of the rule's findings), recovered from the findings' history where a reviewer or a carried decision changed them. A result's `level` and `properties.severity` are the finding's current severity, as triaged.",
       tags: ["Scan"],
       params: ScanParams,
       query: z.object({ introduced: QueryBool, include_absent: QueryBool }),
@@ -143,7 +143,7 @@ export function scanRoutes(deps: AppDeps): AnyRoute[] {
         const all = await allFindings(deps.db, scan.organization_id, scan.id);
         const present = query.include_absent ? all : all.filter((f) => f.baseline_state !== "absent");
         const findings = query.introduced === undefined ? present : present.filter((f) => f.introduced === query.introduced);
-        res.type("application/sarif+json").send(JSON.stringify(toSarif(scan, findings)));
+        res.type("application/sarif+json").send(JSON.stringify(await scanSarif(deps.db, scan, all, findings)));
         return undefined;
       },
     }),

@@ -1,11 +1,13 @@
 import type { AnalyzerRun, FindingDataflow, TraceStep } from "@ax/contracts";
-import type { Finding, Scan } from "@ax/db";
+import type { Db, Finding, Scan } from "@ax/db";
+import { ruleKey, rulesMetadata, type RuleMetadata } from "./sarif-rules";
 
 /**
  * SARIF 2.1.0, one run per analyzer, as GitHub code scanning and most IDEs read it: rules
- * with CWE tags and a security-severity, results with a partialFingerprint so that alerts
- * are matched across runs, triage as suppressions, FIXED findings as baselineState
- * "absent", and a confirmed taint trace as a code flow.
+ * with CWE tags and a security-severity (from the rule's definition or as the analyzer
+ * reported it, never a finding's triage: sarif-rules.ts), results with a partialFingerprint
+ * so that alerts are matched across runs, triage as suppressions, FIXED findings as
+ * baselineState "absent", and a confirmed taint trace as a code flow.
  */
 const LEVEL: Record<string, "error" | "warning" | "note"> = { CRITICAL: "error", HIGH: "error", MEDIUM: "warning", LOW: "note", INFO: "note" };
 const SECURITY_SEVERITY: Record<string, string> = { CRITICAL: "9.5", HIGH: "8.0", MEDIUM: "5.5", LOW: "3.0", INFO: "1.0" };
@@ -17,7 +19,15 @@ const SECURITY_SEVERITY: Record<string, string> = { CRITICAL: "9.5", HIGH: "8.0"
  */
 const uriOf = (file: string) => file.split("/").map(encodeURIComponent).join("/");
 
-export function toSarif(scan: Scan, findings: Finding[]) {
+/**
+ * The log of `findings`, a selection of the scan's rows `all`: the rules are described from
+ * all of them, so a filter (introduced, absent records) does not change what a rule says.
+ */
+export async function scanSarif(db: Db, scan: Scan, all: Finding[], findings: Finding[]) {
+  return toSarif(scan, findings, await rulesMetadata(db, scan.organization_id, all));
+}
+
+export function toSarif(scan: Scan, findings: Finding[], metadata: ReadonlyMap<string, RuleMetadata>) {
   const analyzers = (scan.analyzers as AnalyzerRun[]).map((a) => a.name);
   const names = [...new Set([...analyzers, ...findings.map((f) => f.analyzer)])];
   return {
@@ -27,7 +37,7 @@ export function toSarif(scan: Scan, findings: Finding[]) {
       const own = findings.filter((f) => f.analyzer === name);
       const version = (scan.analyzers as AnalyzerRun[]).find((a) => a.name === name)?.version ?? undefined;
       const rules = new Map<string, ReturnType<typeof ruleOf>>();
-      for (const f of own) if (!rules.has(f.rule_id)) rules.set(f.rule_id, ruleOf(f));
+      for (const f of own) if (!rules.has(f.rule_id)) rules.set(f.rule_id, ruleOf(f.rule_id, metadata.get(ruleKey(f.analyzer, f.rule_id)) ?? reportedBy(f)));
       const ruleIds = [...rules.keys()];
       return {
         tool: { driver: { name, ...(version ? { version } : {}), informationUri: "https://cwe.mitre.org/", rules: [...rules.values()] } },
@@ -48,18 +58,28 @@ export function toSarif(scan: Scan, findings: Finding[]) {
   };
 }
 
-function ruleOf(f: Finding) {
-  const tags = ["security", ...(f.cwe_id ? [`external/cwe/${f.cwe_id.toLowerCase()}`] : []), ...(f.owasp ? [`owasp/${f.owasp}`] : [])];
+function ruleOf(id: string, m: RuleMetadata) {
+  const tags = ["security", ...(m.cwe_id ? [`external/cwe/${m.cwe_id.toLowerCase()}`] : []), ...(m.owasp ? [`owasp/${m.owasp}`] : [])];
   return {
-    id: f.rule_id,
-    name: f.rule_id,
-    shortDescription: { text: f.title },
-    fullDescription: { text: f.cwe_name ? `${f.title} (${f.cwe_id}: ${f.cwe_name})` : f.title },
-    ...(f.remediation ? { help: { text: f.remediation, markdown: f.remediation } } : {}),
-    ...(f.cwe_id ? { helpUri: `https://cwe.mitre.org/data/definitions/${f.cwe_id.replace(/^CWE-/, "")}.html` } : {}),
-    defaultConfiguration: { level: LEVEL[f.severity] ?? "warning" },
-    properties: { tags, "security-severity": SECURITY_SEVERITY[f.severity] ?? "5.0", precision: precision(f.confidence) },
+    id,
+    name: id,
+    shortDescription: { text: m.title },
+    fullDescription: { text: m.cwe_name ? `${m.title} (${m.cwe_id}: ${m.cwe_name})` : m.title },
+    ...(m.remediation ? { help: { text: m.remediation, markdown: m.remediation } } : {}),
+    ...(m.cwe_id ? { helpUri: `https://cwe.mitre.org/data/definitions/${m.cwe_id.replace(/^CWE-/, "")}.html` } : {}),
+    ...(m.severity ? { defaultConfiguration: { level: LEVEL[m.severity] ?? "warning" } } : {}),
+    properties: {
+      tags,
+      ...(m.severity ? { "security-severity": SECURITY_SEVERITY[m.severity] ?? "5.0" } : {}),
+      ...(m.confidence ? { precision: precision(m.confidence) } : {}),
+    },
   };
+}
+
+/** Without metadata for a rule, what its finding says that no reviewer set (never a triaged value). */
+function reportedBy(f: Finding): RuleMetadata {
+  const own = (field: "severity" | "confidence" | "remediation") => (f.triaged_fields.includes(field) ? null : f[field]);
+  return { title: f.title, cwe_id: f.cwe_id, cwe_name: f.cwe_name, owasp: f.owasp, severity: own("severity"), confidence: own("confidence"), remediation: own("remediation") };
 }
 
 function precision(confidence: string): string {
@@ -68,9 +88,15 @@ function precision(confidence: string): string {
 
 function resultOf(f: Finding, ruleIndex: number) {
   const triaged = f.status === "FALSE POSITIVE" || f.status === "ACCEPTED RISK";
+  // A reviewer's FIXED on a finding this commit still has is a claim the scan contradicts: the
+  // result stays open (SARIF: a suppression under review suppresses nothing) and carries the
+  // claim; the scan of the commit that fixes it records it absent. One suppressed in the
+  // source stays suppressed.
+  const markedFixed = f.status === "FIXED" && f.baseline_state !== "absent" && !f.suppression;
   const suppressions = [
     ...(f.suppression ? [{ kind: "inSource", status: "accepted", justification: f.suppression.reason }] : []),
     ...(triaged ? [{ kind: "external", status: "accepted", ...(f.reason ? { justification: f.reason } : {}) }] : []),
+    ...(markedFixed ? [{ kind: "external", status: "underReview", justification: f.reason ?? "Marked FIXED by a reviewer; this commit still has it." }] : []),
   ];
   return {
     ruleId: f.rule_id,

@@ -1,4 +1,4 @@
-import { canonicalLabel } from "@ax/contracts";
+import { SEVERITIES, canonicalLabel } from "@ax/contracts";
 import { getSarif, listFindings, type Finding, type Sarif } from "../api";
 import { parseCommand, required, showHelp } from "../args";
 import { connect } from "../context";
@@ -56,7 +56,10 @@ export async function findingsCommand(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   const p = colorsFor(io);
-  const rows = findings.map((f: Finding) => [p.severity(f.severity), f.status, f.cwe_id ?? "", f.rule_id, `${f.file}:${f.start_line}`, f.finding_id]);
+  // The service orders by the severity a finding had when its scan stored it (a key triage
+  // cannot move, for exact paging); with every page in hand, the table shows today's order.
+  const sorted = [...findings].sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity));
+  const rows = sorted.map((f: Finding) => [p.severity(f.severity), f.status, f.cwe_id ?? "", f.rule_id, `${f.file}:${f.start_line}`, f.finding_id]);
   io.out(`${table(["SEVERITY", "STATUS", "CWE", "RULE", "LOCATION", "FINDING ID"], rows, p)}\n\n${findings.length} finding${findings.length === 1 ? "" : "s"}\n`);
   return 0;
 }

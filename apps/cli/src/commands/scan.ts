@@ -1,12 +1,12 @@
 import { SEVERITIES, TERMINAL_STATES, canonicalLabel, type Severity } from "@ax/contracts";
-import { getScan, listFindings, resolveGroup, resolveOrganization, startScan, type Finding, type Scan } from "../api";
+import { getScan, resolveGroup, resolveOrganization, startScan, type Scan } from "../api";
 import { parseCommand, required, showHelp } from "../args";
 import type { ApiClient } from "../client";
 import { connect } from "../context";
 import { CliError, EXIT, UsageError } from "../errors";
 import type { Io } from "../io";
 import { progressReporter, type Progress } from "../progress";
-import { colorsFor, isOpen, summarize, summaryTable } from "../render";
+import { colorsFor, openAtOrAbove, summaryTable } from "../render";
 
 export const SCAN_HELP = `ax scan — start a scan of a git repository, and optionally follow it
 
@@ -18,12 +18,12 @@ Options:
   --group G             group id or name (default: the organization's "default" group)
   --org O               organization id or name (needed when you belong to several)
   --wait                follow the scan to its end (a progress bar on a terminal, one line per
-                        phase otherwise), then print its findings by severity
+                        phase otherwise), then print its counts: open findings by severity
   --fail-on SEVERITY    implies --wait; exit 3 when open findings of SEVERITY or above remain
                         (critical, high, medium, low, info). Open: status TO REVIEW or
-                        TRUE POSITIVE and not suppressed in the source
+                        TRUE POSITIVE, in the code and not suppressed in the source
   --timeout SECONDS     stop waiting after this long (default 3600; exit 1, the scan goes on)
-  --json                print JSON: {scan_id, state}, or with --wait {scan, summary, gate}
+  --json                print JSON: {scan_id, state}, or with --wait {scan, gate}
 
 Exit codes: 0 done (gate passed), 1 scan failed or was cancelled, 2 usage, 3 gate failed,
 4 not logged in, 5 service unreachable.`;
@@ -78,28 +78,21 @@ export async function scanCommand(argv: string[], io: Io): Promise<number> {
     if (v.json) io.out(`${JSON.stringify({ scan })}\n`);
     throw new CliError(`Scan ${scan.scan_id} ${scan.state}${scan.error ? `: ${scan.error}` : "."}`);
   }
-  const findings = await listFindings(c, scan.scan_id);
-  const summary = summarize(findings);
-  const blocking = failOn ? blockingFindings(findings, failOn) : [];
+  // The service's counts, as it computed them for this answer: what the table shows and the gate judges.
+  const blocking = failOn ? openAtOrAbove(scan.counts, failOn) : 0;
   if (v.json) {
-    io.out(`${JSON.stringify({ scan, summary, ...(failOn ? { gate: { fail_on: failOn, open: blocking.length, passed: blocking.length === 0 } } : {}) })}\n`);
+    io.out(`${JSON.stringify({ scan, ...(failOn ? { gate: { fail_on: failOn, open: blocking, passed: blocking === 0 } } : {}) })}\n`);
   } else {
     const took = scan.duration_ms === null ? "" : ` in ${(scan.duration_ms / 1000).toFixed(1)} s`;
-    io.out(`\nCompleted${took}${scan.commit ? ` at ${scan.commit.slice(0, 12)}` : ""}.\n\n${summaryTable(summary, p)}\n\nList them: ax findings ${scan.scan_id}\n`);
+    io.out(`\nCompleted${took}${scan.commit ? ` at ${scan.commit.slice(0, 12)}` : ""}.\n\n${summaryTable(scan.counts, p)}\n\nList them: ax findings ${scan.scan_id}\n`);
   }
   if (!failOn) return EXIT.ok;
-  if (blocking.length > 0) {
-    io.err(`ax: ${blocking.length} open finding${blocking.length === 1 ? "" : "s"} at ${failOn} or above (--fail-on ${failOn.toLowerCase()}). Triage with "ax triage ${scan.scan_id} FINDING_ID --status …".\n`);
+  if (blocking > 0) {
+    io.err(`ax: ${blocking} open finding${blocking === 1 ? "" : "s"} at ${failOn} or above (--fail-on ${failOn.toLowerCase()}). Triage with "ax triage ${scan.scan_id} FINDING_ID --status …".\n`);
     return EXIT.gate;
   }
   if (!v.json) io.out(`${p.green("✔")} No open findings at ${failOn} or above.\n`);
   return EXIT.ok;
-}
-
-/** Open findings at `threshold` or more severe. */
-export function blockingFindings(findings: Finding[], threshold: Severity): Finding[] {
-  const limit = SEVERITIES.indexOf(threshold);
-  return findings.filter((f) => isOpen(f) && SEVERITIES.indexOf(f.severity) <= limit);
 }
 
 async function follow(c: ApiClient, scanId: string, reporter: Progress, timeoutS: number): Promise<Scan> {
