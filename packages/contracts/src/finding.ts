@@ -98,7 +98,7 @@ export interface NormalizedFinding {
   fix?: FindingFix;
   /** Every analyzer and rule that reported this place (after cross-analyzer deduplication). */
   sources?: FindingSource[];
-  /** Set when an inline `ax-ignore` comment with a reason covers the finding. */
+  /** Set when inline `ax-ignore` comments with a reason cover every rule of `sources` (the scanner's suppressions.ts). */
   suppression?: FindingSuppression;
   /** With a baseline commit: whether the finding's lines changed since it. */
   introduced?: boolean;
@@ -190,11 +190,21 @@ export interface FindingFix {
 export interface FindingSource {
   analyzer: string;
   rule_id: string;
+  /**
+   * Set by the scanner's postprocess on a finding's `sources`: the `ax-ignore` comment at the
+   * finding's place that names this rule (or every rule). `reason` null: the comment gives none
+   * and is not honoured. A finding is suppressed only when every source has one with a reason.
+   */
+  inline?: { line: number; reason: string | null };
 }
 
+/** Set on a finding when `ax-ignore` comments with a reason cover every rule of its `sources`. */
 export interface FindingSuppression {
   kind: "inline";
   reason: string;
   /** 1-based line of the comment. */
   line: number;
 }
+
+/** Why an `ax-ignore` comment without a reason did not suppress a finding. */
+export const SUPPRESSION_REASON_MISSING = "ax-ignore without a reason is not honoured; write `ax-ignore: <reason>`.";

@@ -6,13 +6,16 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { FindingSuppression, NormalizedFinding } from "@ax/contracts";
+import type { NormalizedFinding } from "@ax/contracts";
 import { redactSecrets } from "./analyzers/secrets-patterns";
 import { applyDataflowVerdicts } from "./dataflow/verdicts";
 import { fingerprintFindings } from "./fingerprint";
 import { locate } from "./locator";
 import type { RepoConfig } from "./repo-config";
+import { findSuppression, markersOf, type Marker } from "./suppressions";
 import { replacementDiff } from "./unified-diff";
+
+export { findSuppression } from "./suppressions";
 
 const SEVERITY_RANK: Record<string, number> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3, INFO: 4 };
 const CONFIDENCE_RANK: Record<string, number> = { HIGH: 0, MEDIUM: 1, LOW: 2 };
@@ -47,19 +50,9 @@ export async function postprocess(
   });
 
   const sources = new FileCache(dir);
-  for (const f of kept) {
-    const lines = await sources.lines(f.file);
-    const suppression = lines ? findSuppression(lines, f) : null;
-    if (suppression?.kind === "inline") {
-      f.suppression = suppression;
-      stats.suppressed++;
-    } else if (suppression?.ignored) {
-      f.raw = { ...(isRecord(f.raw) ? f.raw : {}), suppression_ignored: suppression.ignored };
-    }
-  }
-
-  const merged = mergeAcrossAnalyzers(dedupeSameRule(kept), analyzerOrder);
+  const merged = await applySuppressions(mergeAcrossAnalyzers(dedupeSameRule(kept), analyzerOrder), sources);
   stats.merged = kept.length - merged.length;
+  stats.suppressed = merged.filter((f) => f.suppression).length;
 
   for (const f of merged) {
     if (!f.fix) continue;
@@ -78,6 +71,30 @@ export async function postprocess(
     (a, b) => a.file.localeCompare(b.file) || a.start_line - b.start_line || a.start_column - b.start_column || a.rule_id.localeCompare(b.rule_id),
   );
   return { findings: out, stats };
+}
+
+/**
+ * Inline suppressions (suppressions.ts), judged after merging: a merged finding is suppressed
+ * only when comments cover every rule that reported it. Each file is parsed once, and only if
+ * it mentions `ax-ignore`.
+ */
+async function applySuppressions(findings: NormalizedFinding[], files: FileCache): Promise<NormalizedFinding[]> {
+  const markers = new Map<string, Marker[]>();
+  const out: NormalizedFinding[] = [];
+  for (const f of findings) {
+    let inFile = markers.get(f.file);
+    if (!inFile) markers.set(f.file, (inFile = markersOf(f.file, (await files.bytes(f.file))?.toString("utf8") ?? "")));
+    const { sources, suppression, ignored } = findSuppression(inFile, f);
+    const { suppression: _unjudged, ...rest } = f;
+    out.push({
+      ...rest,
+      sources,
+      ...(suppression ? { suppression } : {}),
+      // Also kept in the raw record, where findings stored before `sources[].inline` have it.
+      ...(ignored ? { raw: { ...(isRecord(f.raw) ? f.raw : {}), suppression_ignored: ignored } } : {}),
+    });
+  }
+  return out;
 }
 
 /** One finding per rule and exact location (a tool may report the same match twice). */
@@ -122,8 +139,7 @@ function mergeAcrossAnalyzers(findings: NormalizedFinding[], analyzerOrder: stri
     // A finding may arrive with sources already (the taint analysis that confirmed it).
     const sources = uniqueSources(sorted.flatMap((f) => f.sources ?? [{ analyzer: f.analyzer, rule_id: f.rule_id }]));
     const fix = lead.fix ?? sorted.find((f) => f.fix)?.fix;
-    const suppression = lead.suppression ?? sorted.find((f) => f.suppression)?.suppression;
-    out.push({ ...lead, sources, ...(fix ? { fix } : {}), ...(suppression ? { suppression } : {}) });
+    out.push({ ...lead, sources, ...(fix ? { fix } : {}) });
   }
   return out;
 }
@@ -136,29 +152,6 @@ function uniqueSources(list: { analyzer: string; rule_id: string }[]) {
     seen.add(key);
     return true;
   });
-}
-
-/**
- * `ax-ignore` in a comment on the finding's first line or the line above it suppresses it:
- *   ax-ignore: reason                   any rule
- *   ax-ignore[js-weak-hash]: reason     only these rule ids or CWE ids (comma-separated)
- * A reason is required; a bare `ax-ignore` is reported back as ignored.
- */
-const MARKER = /ax-ignore(?:\[([^\]]*)\])?(?:\s*[:\-—]+)?\s*(.*)$/;
-
-export function findSuppression(lines: string[], f: NormalizedFinding): (FindingSuppression & { ignored?: undefined }) | { kind?: undefined; ignored: string } | null {
-  for (const lineNo of [f.start_line, f.start_line - 1]) {
-    const text = lines[lineNo - 1];
-    if (text === undefined || !text.includes("ax-ignore")) continue;
-    const m = MARKER.exec(text);
-    if (!m) continue;
-    const scope = (m[1] ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-    if (scope.length > 0 && !scope.some((s) => s === f.rule_id || s.toUpperCase() === f.cwe_id)) continue;
-    const reason = (m[2] ?? "").replace(/\s*(\*\/|-->|%>|\?>)\s*$/, "").trim().slice(0, 500);
-    if (!reason) return { ignored: "ax-ignore without a reason is not honoured; write `ax-ignore: <reason>`." };
-    return { kind: "inline", reason, line: lineNo };
-  }
-  return null;
 }
 
 /** The last few files read; findings are visited in file order, so this stays small. */

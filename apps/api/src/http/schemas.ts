@@ -108,6 +108,22 @@ export const DataflowView = z.object({
   confirms: z.array(SourceView).describe("The pattern rules that reported the same place, which this trace confirms."),
 });
 
+export const SUPPRESSION_NOTE_KINDS = ["reason_missing", "partial"] as const;
+
+export const SuppressionNoteView = z
+  .object({
+    kind: z
+      .enum(SUPPRESSION_NOTE_KINDS)
+      .describe("`reason_missing`: an `ax-ignore` comment without a reason names the finding; `partial`: comments with a reason cover some of the rules in `sources`, not all."),
+    line: z.number().int().nullable().describe("The comment's line (null for findings stored before the line was kept)."),
+    rules: z.array(z.string()).describe("The rule ids of `sources` the comment names (`reason_missing`) or covers (`partial`)."),
+    message: z.string(),
+  })
+  .nullable()
+  .describe(
+    "Why an `ax-ignore` comment at the finding's place did not suppress it; null when there is none, and always null on a suppressed finding. A finding with a note is NOT suppressed: it is counted, listed by `?suppressed=false` and gated on like any other.",
+  );
+
 export const FindingView = z.object({
   finding_id: z.string(),
   scan_id: z.string(),
@@ -131,7 +147,13 @@ export const FindingView = z.object({
   baseline_state: z.enum(["new", "unchanged", "absent"]),
   introduced: z.boolean().nullable(),
   sources: z.array(SourceView),
-  suppression: z.object({ kind: z.string(), reason: z.string(), line: z.number().int() }).nullable(),
+  suppression: z
+    .object({ kind: z.string(), reason: z.string(), line: z.number().int() })
+    .nullable()
+    .describe(
+      "Set when the finding is suppressed in the source: `ax-ignore` comments with a reason (`kind: inline`, the comment's `line`) cover every rule in `sources` (docs/scanning.md, \"Inline suppressions\"). Only this field says that a finding is suppressed.",
+    ),
+  suppression_note: SuppressionNoteView,
   has_fix: z.boolean(),
   status: z.enum(FINDING_STATUSES),
   reason: z.string().nullable(),

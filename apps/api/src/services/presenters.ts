@@ -1,4 +1,4 @@
-import type { FindingDataflow } from "@ax/contracts";
+import { SUPPRESSION_REASON_MISSING, type FindingDataflow, type FindingSource } from "@ax/contracts";
 import type { ApiToken, Finding, FindingHistory, FindingListRow, Group, Project, Scan, ScanCounts } from "@ax/db";
 import { isUnsafeText } from "../http/text-safety";
 
@@ -84,8 +84,9 @@ export function presentFinding(f: Finding | FindingListRow) {
     first_seen_scan_id: f.first_seen_scan_id,
     baseline_state: f.baseline_state,
     introduced: f.introduced,
-    sources: f.sources,
+    sources: f.sources.map((s) => ({ analyzer: s.analyzer, rule_id: s.rule_id })),
     suppression: f.suppression,
+    suppression_note: presentSuppressionNote(f),
     has_fix: "has_fix" in f ? f.has_fix : f.fix !== null && typeof f.fix === "object" && typeof f.fix.diff === "string",
     status: f.status,
     reason: f.reason,
@@ -100,6 +101,39 @@ export function presentFinding(f: Finding | FindingListRow) {
     created_at: iso(f.created_at),
     updated_at: iso(f.updated_at),
   };
+}
+
+/**
+ * Why `ax-ignore` comments at the finding's place did not suppress it (docs/scanning.md, "Inline
+ * suppressions"), from the comment each source records (`sources[].inline`, set by the scanner);
+ * findings stored before that have the bare-marker note in their raw record only. Null on a
+ * suppressed finding: `suppression` alone says that a finding is suppressed.
+ */
+function presentSuppressionNote(f: Finding | FindingListRow) {
+  if (f.suppression) return null;
+  const sources: readonly FindingSource[] = f.sources;
+  const named = (list: readonly FindingSource[]) => list.map((s) => s.rule_id);
+  const honoured = sources.filter((s) => typeof s.inline?.reason === "string" && s.inline.reason !== "");
+  const bare = sources.filter((s) => s.inline && s.inline.reason === null);
+  const first = honoured[0]?.inline;
+  if (first) {
+    const rest = named(sources.filter((s) => !honoured.includes(s))).join(", ");
+    return {
+      kind: "partial" as const,
+      line: first.line,
+      rules: named(honoured),
+      message:
+        `The ax-ignore comment covers ${named(honoured).join(", ")} only; no comment with a reason covers ${rest}, which also reported this place, ` +
+        `so the finding is not suppressed.${bare.length > 0 ? ` ${SUPPRESSION_REASON_MISSING}` : ""}`,
+    };
+  }
+  const firstBare = bare[0]?.inline;
+  if (firstBare) return { kind: "reason_missing" as const, line: firstBare.line, rules: named(bare), message: SUPPRESSION_REASON_MISSING };
+  const raw = "raw" in f ? f.raw : null;
+  if (typeof raw === "object" && raw !== null && "suppression_ignored" in raw && typeof raw.suppression_ignored === "string") {
+    return { kind: "reason_missing" as const, line: null, rules: [], message: raw.suppression_ignored };
+  }
+  return null;
 }
 
 /** Every key always present (optional ones as null or []), and only the contract's keys. */
