@@ -400,14 +400,14 @@ export type FindingOrder = "severity" | "ai_confidence" | "-ai_confidence";
  * large and are shown only one finding at a time), the fix reduced to whether it has a diff.
  * Every column a page reads is parsed in the API process, so what is not shown is not read.
  */
-export type FindingListRow = Omit<Finding, "raw" | "fix" | "triaged_fields" | "locator"> & { has_fix: boolean; list_rank: number };
+export type FindingListRow = Omit<Finding, "raw" | "fix" | "triaged_fields" | "locator"> & { has_fix: boolean };
 
 /** Every column of a list row, as a record so that a column added to findings must be listed here (or omitted above). */
-const LISTED: Record<Exclude<keyof FindingListRow, "has_fix" | "list_rank">, true> = {
+const LISTED: Record<Exclude<keyof FindingListRow, "has_fix">, true> = {
   id: true, scan_id: true, organization_id: true, project_id: true, analyzer: true, rule_id: true, title: true, message: true, cwe_id: true,
   cwe_name: true, owasp: true, file: true, start_line: true, end_line: true, start_column: true, end_column: true, snippet: true,
   fingerprint: true, identity: true, first_seen_scan_id: true, baseline_state: true, status: true, reason: true, remediation: true, severity: true,
-  impact: true, likelihood: true, confidence: true, severity_rank: true, version: true, sources: true, suppression: true, introduced: true,
+  impact: true, likelihood: true, confidence: true, severity_rank: true, list_rank: true, version: true, sources: true, suppression: true, introduced: true,
   dataflow: true, ai_class: true, ai_confidence: true, ai_model: true, created_at: true, updated_at: true,
 };
 const LIST_COLUMNS = Object.keys(LISTED) as (keyof typeof LISTED)[];
@@ -427,7 +427,6 @@ export function listFindings(
     .selectFrom("findings")
     .select(LIST_COLUMNS)
     .select(sql<boolean>`coalesce(jsonb_typeof(fix->'diff') = 'string', false)`.as("has_fix"))
-    .select(sql<number>`list_rank`.as("list_rank"))
     .where("organization_id", "=", q.organizationId)
     .where("scan_id", "=", q.scanId);
   const f = q.filters;
@@ -469,7 +468,7 @@ export function listFindings(
     const a = q.after as FindingCursor;
     query = query.where(sql<boolean>`(list_rank, file, start_line, id) > (${a.rank}, ${a.file}, ${a.line}, ${a.id})`);
   }
-  return query.orderBy(sql`list_rank`).orderBy("file").orderBy("start_line").orderBy("id").limit(q.limit).execute();
+  return query.orderBy("list_rank").orderBy("file").orderBy("start_line").orderBy("id").limit(q.limit).execute();
 }
 
 /** The cursor value of a finding in the default order. */

@@ -141,6 +141,8 @@ export interface FindingsTable {
   likelihood: string | null;
   confidence: string;
   severity_rank: ColumnType<number, never, never>;
+  /** The severity rank when the scan stored the finding (migration 0009, set by a trigger, never updated): the list's order. */
+  list_rank: ColumnType<number, number | undefined, never>;
   triaged_fields: Generated<string[]>;
   version: Generated<number>;
   raw: Json<unknown> | null;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PublicScanCreateBody, SCAN_STATES } from "@ax/contracts";
-import { listFindings } from "@ax/db";
+import { findingCursorOf, listFindings } from "@ax/db";
 import type { AppDeps } from "../http/context";
 import { badRequest } from "../http/errors";
 import { createRateLimiter, type RateLimiter } from "../http/rate-limit";
@@ -88,7 +88,7 @@ export function publicScanRoutes(deps: AppDeps): AnyRoute[] {
         const last = page[page.length - 1];
         return {
           findings: page.map(presentPublicFinding),
-          next_cursor: rows.length > query.limit && last ? encodeCursor({ rank: last.severity_rank, file: last.file, line: last.start_line, id: last.id }) : null,
+          next_cursor: rows.length > query.limit && last ? encodeCursor(findingCursorOf(last)) : null,
         };
       },
     }),

@@ -126,7 +126,7 @@ function resultOf(f: Finding, ruleIndex: number) {
       ...(f.likelihood ? { likelihood: f.likelihood } : {}),
       ...(f.cwe_id ? { cwe: f.cwe_id } : {}),
       ...(f.introduced !== null ? { introduced: f.introduced } : {}),
-      sources: f.sources,
+      sources: f.sources.map(({ analyzer, rule_id }) => ({ analyzer, rule_id })),
       ...(f.dataflow ? { dataflow: f.dataflow.status, ...(f.dataflow.source_kind ? { dataflow_source_kind: f.dataflow.source_kind } : {}) } : {}),
     },
   };
