@@ -206,7 +206,8 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       log.warn("scan failed", { reason: reason.message });
       throw new PermanentScanError(reason.message);
     }
-    log.error("scan attempt failed", { error: err });
+    // Not the error itself: a git failure's message is git's stderr, server-provided lines and all.
+    log.error("scan attempt failed", { error: errorSummary(err) });
     if (info.attempt >= info.maxAttempts) {
       if (await failScan(db, scan.id, `Scan failed after ${info.attempt} attempt(s): an internal error occurred. Reference: ${scan.id}.`)) {
         await emitScanEnded(deps, scan.id, scan.organization_id);
@@ -219,6 +220,20 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
     clearTimeout(timer);
     clearInterval(poll);
   }
+}
+
+/** Longest error message logged for a failed attempt. */
+const MAX_LOGGED_ERROR = 300;
+
+/**
+ * An error as logged for a failed attempt: its name and its first lines, without what a git
+ * server wrote ("remote: …" lines: progress, banners, anything), at most MAX_LOGGED_ERROR characters.
+ */
+function errorSummary(err: unknown): { name: string; message: string } {
+  const name = err instanceof Error ? err.name : typeof err;
+  const lines = (err instanceof Error ? err.message : String(err)).split(/[\r\n]+/).map((l) => l.trim());
+  const message = lines.filter((l) => l !== "" && !/^remote:/i.test(l)).join(" | ");
+  return { name, message: message.length > MAX_LOGGED_ERROR ? `${message.slice(0, MAX_LOGGED_ERROR - 1)}…` : message };
 }
 
 class StoppedError extends Error {

@@ -3,6 +3,14 @@
  * worker will hand the value to git, so anything that git could read as an option, a
  * transport helper (`ext::`, `fd::`), a local path or an internal address is refused here,
  * before any connection is attempted. The worker checks again after name resolution.
+ *
+ * The host we validate is the host git connects to: the accepted value is the WHATWG
+ * serialisation of the URL, which git is given. So nothing that the parser would quietly
+ * turn into another host passes: an empty authority (`https:///x` parses as host `x`, so does
+ * `https://\\x`), an '@' in the authority, percent-escapes in the host. Internationalised names are
+ * converted to their ASCII (xn--) form by the parser (UTS #46, as `url.domainToASCII`), which
+ * refuses invalid Punycode; the result must be a valid host name, and the stored and cloned
+ * URL carries that ASCII form.
  */
 
 export interface GitUriPolicy {
@@ -28,6 +36,11 @@ export function checkGitUri(raw: string, policy: GitUriPolicy): GitUriCheck {
   if (/[\u0000-\u001f\u007f-\u009f\s]/.test(uri)) return { ok: false, reason: "git_uri must not contain whitespace or control characters." };
   if (/(^|[/\\])\.\.([/\\]|$)/.test(uri) || /%2e%2e/i.test(uri)) return { ok: false, reason: "git_uri must not contain '..' segments." };
 
+  // Percent-escapes must be well formed ('%ZZ' reaches the server as written and fails there),
+  // and an escaped control character is one all the same.
+  if (/%(?![0-9a-f]{2})/i.test(uri)) return { ok: false, reason: "git_uri has a '%' that is not followed by two hexadecimal digits." };
+  if (/%(?:[01][0-9a-f]|7f)/i.test(uri)) return { ok: false, reason: "git_uri must not contain whitespace or control characters, escaped or not." };
+
   if (uri.startsWith("/")) {
     if (!policy.allowInsecure) return { ok: false, reason: "Local paths are not allowed; use an https:// URL." };
     return { ok: true, url: uri, canonical: `file://${stripGitSuffix(uri)}`, host: null };
@@ -38,18 +51,22 @@ export function checkGitUri(raw: string, policy: GitUriPolicy): GitUriCheck {
     return { ok: false, reason: "git_uri must be an https:// URL (scp-style and scheme-less addresses are not allowed)." };
   }
 
+  // What stands between "//" and the path, as written (the parser also ends it at '\\').
+  const authority = /^[^:]+:\/\/([^/\\?#]*)/.exec(uri)?.[1] ?? "";
   let url: URL;
   try {
     url = new URL(uri);
   } catch {
-    return { ok: false, reason: "git_uri is not a valid URL." };
+    const idn = /[^\x20-\x7e]|xn--/i.test(authority);
+    return { ok: false, reason: idn ? "git_uri is not a valid URL: its host is not a valid internationalised domain name." : "git_uri is not a valid URL." };
   }
   const scheme = url.protocol.slice(0, -1).toLowerCase();
   const allowed = policy.allowInsecure ? ["https", "http", "file"] : ["https"];
   if (!allowed.includes(scheme)) {
     return { ok: false, reason: policy.allowInsecure ? "git_uri must use https, http or file." : "git_uri must use https." };
   }
-  if (url.username || url.password) return { ok: false, reason: "git_uri must not contain credentials." };
+  // "https://@host" parses with no credentials, but '@' has no other business in an authority.
+  if (url.username || url.password || authority.includes("@")) return { ok: false, reason: "git_uri must not contain credentials." };
   if (url.search || url.hash) return { ok: false, reason: "git_uri must not contain a query string or fragment." };
 
   if (scheme === "file") {
@@ -58,14 +75,36 @@ export function checkGitUri(raw: string, policy: GitUriPolicy): GitUriCheck {
   }
 
   const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  if (!host) return { ok: false, reason: "git_uri must name a host." };
+  if (!host || authority === "" || authority.startsWith(":")) return { ok: false, reason: "git_uri must name a host after '//' (as in https://host/owner/repo)." };
+  // Internal hosts first: however they are spelled, that is the reason worth giving.
   if (!policy.allowInsecure) {
     const why = internalHostReason(host);
+    if (why) return { ok: false, reason: why };
+  }
+  if (authority.includes("%")) return { ok: false, reason: "git_uri's host must not contain percent-escapes." };
+  if (!host.includes(":")) {
+    const why = hostNameReason(host);
     if (why) return { ok: false, reason: why };
   }
   const port = url.port ? `:${url.port}` : "";
   const canonical = `${scheme}://${host}${port}${stripGitSuffix(url.pathname).toLowerCase()}`;
   return { ok: true, url: url.toString(), canonical, host };
+}
+
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/**
+ * Why an ASCII host name (as the URL parser left it: lower case, IDN converted) is not one git
+ * could reach, or null: letters, digits and hyphens in labels of 1–63 characters that neither
+ * start nor end with a hyphen, at most 253 in all (one trailing dot allowed). The parser lets
+ * `xn--zz-` through, Punycode for plain "zz" (another name): the hyphen rule refuses it.
+ */
+function hostNameReason(host: string): string | null {
+  const name = host.endsWith(".") ? host.slice(0, -1) : host;
+  if (name.length > 253 || !name.split(".").every((l) => LABEL.test(l))) {
+    return "git_uri's host is not a valid host name (letters, digits and hyphens, in dot-separated labels).";
+  }
+  return null;
 }
 
 function stripGitSuffix(path: string): string {

@@ -2,7 +2,11 @@
  * Turns git's failure output into errors a scan submitter can act on. Only failures that a
  * retry cannot fix become ScanInputError; anything else (network resets, resolver hiccups,
  * server 5xx) is rethrown so the job is retried. Git's own text is not copied into messages:
- * it can contain server-provided "remote:" lines.
+ * it can contain server-provided "remote:" lines, paths of the worker and the URL.
+ *
+ * A host that does not resolve or refuses the connection, a server that cannot send the objects
+ * its refs name (missing or corrupt), a branch that is not there, an empty repository and one
+ * past the size limit are the repository's doing: each is one sentence, and no retry.
  */
 import { GitPluginError } from "simple-git";
 import { ScanAbortedError, ScanInputError, ScanTimeoutError } from "../errors";
@@ -24,6 +28,25 @@ const NOT_FOUND = [
   /authentication failed/i,
   /the requested url returned error: (401|403|404|410)\b/i,
 ];
+
+/**
+ * The server's repository lacks objects its refs name, or holds corrupt ones: git's
+ * pack-objects dies on the server side ("possible repository corruption"), or says which
+ * object it could not read. Not "early EOF" alone: a dropped connection says that too.
+ */
+const CORRUPT = [
+  /possible repository corruption/i,
+  /\bis corrupt\b/i,
+  /\bbad (?:tree |commit |blob |tag )?object\b/i,
+  /unable to read [0-9a-f]{40}/i,
+  /did not receive expected object/i,
+  /upload-pack: not our ref/i,
+];
+
+/** Name resolution and connection failures as curl reports them through git. */
+const UNRESOLVED = /could not resolve host/i;
+const UNREACHABLE = [/failed to connect to/i, /couldn't connect to server/i, /connection refused/i, /connection timed out/i, /no route to host/i];
+const BAD_CERTIFICATE = /ssl certificate problem|server certificate verification failed|no alternative certificate subject name/i;
 
 /** git could fetch the tree but not write it out: an invalid path, a name or depth the file system refuses. */
 export class CheckoutError extends Error {}
@@ -50,6 +73,12 @@ export function mapCloneError(err: unknown, ctx: CloneFailureContext): Error {
   if (NOT_FOUND.some((re) => re.test(text))) {
     return new ScanInputError("The repository was not found or is not publicly accessible.");
   }
+  if (CORRUPT.some((re) => re.test(text))) {
+    return new ScanInputError("The repository could not be fetched: the server's copy is missing objects or has corrupt ones (its owner can check it with `git fsck`).");
+  }
+  if (UNRESOLVED.test(text)) return new ScanInputError("The repository's host name could not be resolved.");
+  if (UNREACHABLE.some((re) => re.test(text))) return new ScanInputError("The repository's host could not be reached (the connection was refused or timed out).");
+  if (BAD_CERTIFICATE.test(text)) return new ScanInputError("The repository's host did not present a valid TLS certificate.");
   if (/transport '.*' not allowed/i.test(text)) {
     return new ScanInputError("The repository URL uses a protocol that is not allowed.");
   }

@@ -7,6 +7,7 @@
 import type { Readable } from "node:stream";
 import { execa } from "execa";
 import { hardenedGitConfig, hardenedGitEnv } from "./hardening";
+import { gitErrorText } from "./stderr";
 
 /**
  * Settings for the clone's own repository on top of the hardening: no automatic gc or
@@ -40,8 +41,10 @@ export interface GitCall {
   onStderr?: (stderr: Readable) => void;
 }
 
-/** A failed git command; the message is git's stderr, for clone-errors.ts to classify (never shown). */
-export class GitCommandError extends Error {}
+/** A failed git command; the message is git's stderr less its progress lines, for clone-errors.ts to classify (never shown). */
+export class GitCommandError extends Error {
+  override readonly name = "GitCommandError";
+}
 
 export async function runGit(session: GitSession, args: string[], call: GitCall = {}): Promise<Buffer> {
   const location = [
@@ -82,7 +85,7 @@ export async function runGit(session: GitSession, args: string[], call: GitCall 
   try {
     const result = await child;
     if (result.exitCode !== 0 || session.signal.aborted) {
-      throw new GitCommandError(Buffer.from(result.stderr ?? new Uint8Array()).toString("utf8") || `git ${args[0] ?? ""} failed`);
+      throw new GitCommandError(gitErrorText(Buffer.from(result.stderr ?? new Uint8Array()).toString("utf8")) || `git ${args[0] ?? ""} failed`);
     }
     return Buffer.from(result.stdout ?? new Uint8Array());
   } finally {
