@@ -1,7 +1,10 @@
 /**
  * Test support: every suite gets its own PostgreSQL database on the real server, its own
  * queue prefix on the real Redis and its own WORKSPACE_DIR, so suites run in parallel and
- * never touch development data. Git repositories are made with the real git binary.
+ * never touch development data. Git repositories are made with the real git binary. Which
+ * servers those are is settled once per run by the Jest globalSetup (services.ts), which
+ * starts private ones when the machine has none; temporary folders made here are removed
+ * when the test file ends (temp.ts).
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -12,9 +15,20 @@ import { Redis } from "ioredis";
 import pg from "pg";
 import { loadConfig, type Config } from "@ax/config";
 import { bootstrap, migrate, openDatabase, type BootstrapResult, type DbHandle } from "@ax/db";
+import { defaultPgAdminUrl, defaultRedisUrl, serviceSettings } from "./services";
+import { removeDir, trackTempDir } from "./temp";
 
-export const TEST_PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+export { freePort, portAnswers } from "./ports";
+export { PrivatePostgres, type StopMode } from "./postgres-server";
+export { PrivateRedisServer } from "./redis-server";
+export { provideTestServices, serviceSettings, type TestServices } from "./services";
+export { findChromium, findOnPath, findPgBin, MissingToolError, requireChromium, requirePgBin } from "./tools";
+export { removeDir };
+
+const settings = serviceSettings();
+/** Set by the globalSetup for every run; the defaults serve a test file run some other way. */
+export const TEST_PG_ADMIN_URL = settings.pgAdminUrl ?? defaultPgAdminUrl(settings.pgPort);
+export const TEST_REDIS_URL = settings.redisUrl ?? defaultRedisUrl(settings.redisPort);
 
 export interface TestDatabase {
   url: string;
@@ -122,17 +136,9 @@ export async function dropQueueKeys(redisUrl: string, prefix: string): Promise<n
   return deleted;
 }
 
-/** rm(1) as the fallback: a checkout nested past PATH_MAX defeats Node's recursive rm. */
-function removeDir(dir: string): void {
-  try {
-    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
-  } catch {
-    execFileSync("rm", ["-rf", "--", dir], { stdio: "ignore" });
-  }
-}
-
+/** A new folder under the system's temp directory, removed when the test file ends. */
 export function tmpDir(prefix = "ax-test-"): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return trackTempDir(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
 }
 
 const GIT_ENV = {
