@@ -13,6 +13,7 @@ import { tmpdir, cpus } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultAnalyzers, runAnalyzers } from "@ax/scanner";
+import { JULIET_JAVA_ARCHIVE, requireDatasets } from "../detection/datasets";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
@@ -22,7 +23,6 @@ const arg = (name: string, fallback: number) => {
 };
 const targetLines = arg("lines", 100_000);
 const runs = arg("runs", 3);
-const datasets = resolve(process.env.DATASETS_DIR ?? join(repoRoot, "../shared/datasets"));
 
 function listJava(dir: string): string[] {
   const out: string[] = [];
@@ -54,9 +54,10 @@ function timeScanInChild(dir: string, warm: string, withDataflow: boolean): { ms
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 async function main(): Promise<void> {
+  const datasets = requireDatasets("bench:dataflow", [JULIET_JAVA_ARCHIVE]);
   const scratch = mkdtempSync(join(tmpdir(), "ax-bench-dataflow-"));
   try {
-    execFileSync("tar", ["-xzf", join(datasets, "juliet-java-1.2.tar.gz"), "-C", scratch, "./src"]);
+    execFileSync("tar", ["-xzf", join(datasets, JULIET_JAVA_ARCHIVE), "-C", scratch, "./src"]);
     const repo = join(scratch, "repo");
     let lines = 0;
     let files = 0;

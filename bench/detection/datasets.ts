@@ -1,16 +1,41 @@
 /**
- * The labeled datasets (../shared/datasets, see its README): unpacked into a scratch folder
- * outside the repository, never committed.
+ * The labeled datasets (DATASETS_DIR, default ../shared/datasets beside the checkout, see its
+ * README): unpacked into a scratch folder outside the repository, never committed. Only the
+ * benchmarks and the review model's data derivation read them; the tests do not.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
 export const JULIET_JAVA_ARCHIVE = "juliet-java-1.2.tar.gz";
 export const JULIET_C_ARCHIVE = "juliet-c-1.3.tar.gz";
 export const CASTLE_FILE = "castle-c250.json";
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** DATASETS_DIR, else ../shared/datasets beside the checkout. */
+export function datasetsDir(): string {
+  return resolve(process.env.DATASETS_DIR ?? join(repoRoot, "..", "shared", "datasets"));
+}
+
+/**
+ * The datasets folder when it holds `files`; otherwise one line on stderr that says what is
+ * missing and how to point DATASETS_DIR at it, and exit code 2 (a setup problem, not a crash:
+ * no stack trace). `command` is the npm script, for the line to repeat.
+ */
+export function requireDatasets(command: string, files: readonly string[]): string {
+  const dir = datasetsDir();
+  const missing = files.filter((f) => !existsSync(join(dir, f)));
+  if (missing.length === 0) return dir;
+  const where = process.env.DATASETS_DIR ? `DATASETS_DIR=${dir}` : `${dir} (DATASETS_DIR is unset; the default is ../shared/datasets beside the checkout)`;
+  process.stderr.write(
+    `${command}: the labeled datasets ${missing.join(", ")} are not in ${where}. Set DATASETS_DIR to the folder that holds them: DATASETS_DIR=/path/to/datasets npm run ${command}\n`,
+  );
+  process.exit(2);
+}
 
 export async function unpack(archive: string, dest: string): Promise<void> {
   if (!existsSync(archive)) throw new Error(`Dataset not found: ${archive}`);

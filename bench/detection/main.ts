@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadRules, RULE_PACK_VERSION } from "@ax/rules";
+import { CASTLE_FILE, JULIET_C_ARCHIVE, JULIET_JAVA_ARCHIVE, requireDatasets } from "./datasets";
 import { runCastle, runJulietC, runJulietJava, type BenchReport } from "./suites";
 import { writeReport } from "./report";
 
@@ -69,7 +70,9 @@ function log(message: string): void {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const datasets = resolve(process.env.DATASETS_DIR ?? join(repoRoot, "..", "shared", "datasets"));
+  // The labeled suite is committed (taint-cases/); the others read the datasets.
+  const needed = { java: JULIET_JAVA_ARCHIVE, castle: CASTLE_FILE, "juliet-c": JULIET_C_ARCHIVE } as Record<string, string>;
+  const datasets = requireDatasets("bench:detection", [...args.suites].flatMap((s) => (needed[s] ? [needed[s]] : [])));
   const scratch = await mkdtemp(join(tmpdir(), "ax-bench-detection-"));
   const started = performance.now();
   const javaRules = loadRules().filter((r) => r.language === "Java");

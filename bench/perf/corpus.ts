@@ -9,9 +9,11 @@
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, appendFileSync } from "node:fs";
 import { basename, dirname, extname, join, relative } from "node:path";
+import { datasetsDir, JULIET_C_ARCHIVE, JULIET_JAVA_ARCHIVE } from "../detection/datasets";
 import { repoRoot } from "./stack";
 
-const datasets = process.env.DATASETS_DIR ?? join(repoRoot, "../shared/datasets");
+/** What buildLargeRepo reads from the datasets (bench/perf/main.ts checks for them first). */
+export const CORPUS_DATASETS = [JULIET_JAVA_ARCHIVE, JULIET_C_ARCHIVE];
 
 const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: "Bench", GIT_AUTHOR_EMAIL: "bench@bench.test", GIT_COMMITTER_NAME: "Bench", GIT_COMMITTER_EMAIL: "bench@bench.test", GIT_CONFIG_NOSYSTEM: "1" };
 export const git = (cwd: string, ...args: string[]): string => execFileSync("git", args, { cwd, env: GIT_ENV, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 28 }).trim();
@@ -70,10 +72,11 @@ export function buildLargeRepo(scratch: string, total: number): Corpus {
   mkdirSync(src, { recursive: true });
   // A few CWE folders of each suite are plenty (and unpacking all of Juliet C costs a minute).
   const javaCwes = ["CWE89_SQL_Injection", "CWE190_Integer_Overflow", "CWE113_HTTP_Response_Splitting", "CWE134_Uncontrolled_Format_String", "CWE80_XSS", "CWE643_Xpath_Injection"];
-  execFileSync("tar", ["-xzf", join(datasets, "juliet-java-1.2.tar.gz"), "-C", src, "./src/testcasesupport", ...javaCwes.map((c) => `./src/testcases/${c}`)], { stdio: "ignore" });
+  const datasets = datasetsDir();
+  execFileSync("tar", ["-xzf", join(datasets, JULIET_JAVA_ARCHIVE), "-C", src, "./src/testcasesupport", ...javaCwes.map((c) => `./src/testcases/${c}`)], { stdio: "ignore" });
   mkdirSync(join(src, "c"), { recursive: true });
   const cCwes = ["CWE78_OS_Command_Injection", "CWE134_Uncontrolled_Format_String", "CWE190_Integer_Overflow", "CWE23_Relative_Path_Traversal"];
-  execFileSync("tar", ["-xzf", join(datasets, "juliet-c-1.3.tar.gz"), "-C", join(src, "c"), "./testcasesupport", ...cCwes.map((c) => `./testcases/${c}`)], { stdio: "ignore" });
+  execFileSync("tar", ["-xzf", join(datasets, JULIET_C_ARCHIVE), "-C", join(src, "c"), "./testcasesupport", ...cCwes.map((c) => `./testcases/${c}`)], { stdio: "ignore" });
   const share = (f: number) => Math.round(total * f);
   const byLanguage: Corpus["byLanguage"] = {};
   const javaRoot = join(src, "src");

@@ -28,6 +28,7 @@ import { gzipSync } from "node:zlib";
 import { RelatedIndex, fsSourceReader, reviewCode } from "@ax/ai/review";
 import { loadRules } from "@ax/rules";
 import { acceptedCwes, cweNumber } from "../../bench/detection/cwe";
+import { CASTLE_FILE, JULIET_C_ARCHIVE, JULIET_JAVA_ARCHIVE, requireDatasets } from "../../bench/detection/datasets";
 import { flowAt, folderOf, testCaseOf } from "../../bench/detection/juliet";
 import { runCastle, runJulietC, runJulietJava, type ScannedTree } from "../../bench/detection/suites";
 import type { LabeledExample } from "./examples";
@@ -103,7 +104,7 @@ async function main(): Promise<void> {
   };
   const sample = Number(arg("--c-sample") ?? DEFAULT_C_SAMPLE);
   const outFile = resolve(arg("--out") ?? DEFAULT_EXAMPLES);
-  const datasets = resolve(process.env.DATASETS_DIR ?? join(repoRoot, "..", "shared", "datasets"));
+  const datasets = requireDatasets("ai:data", [JULIET_JAVA_ARCHIVE, CASTLE_FILE, JULIET_C_ARCHIVE]);
   const scratch = await mkdtemp(join(tmpdir(), "ax-ai-data-"));
   const examples: LabeledExample[] = [];
   try {
