@@ -1,9 +1,12 @@
-// The queue dashboard in a real browser: the API on 127.0.0.1 (random port), Debian's headless
-// Chromium driven by playwright-core, real PostgreSQL, Redis and BullMQ. Every request the page
-// makes to anything but 127.0.0.1 is aborted and recorded; the test asserts there were none.
+// The queue dashboard in a real browser: the API on 127.0.0.1 (random port), a headless
+// Chromium driven by playwright-core (CHROMIUM_PATH, else chromium, chromium-browser or
+// google-chrome on PATH; Debian's package is `chromium`), real PostgreSQL, Redis and BullMQ.
+// Every request the page makes to anything but 127.0.0.1 is aborted and recorded; the test
+// asserts there were none.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { requireChromium } from "@ax/testkit";
 import { failScanJobs, instanceAdminToken } from "./admin-support";
 import { createApiHarness, type ApiHarness } from "./test-support";
 
@@ -32,12 +35,14 @@ const outside: string[] = [];
 const consoleErrors: string[] = [];
 
 beforeAll(async () => {
+  // First, so that a machine without a browser hears which package to install.
+  const executablePath = requireChromium();
   h = await createApiHarness({ env: { RATE_LIMIT_ENABLED: "false" } });
   admin = await instanceAdminToken(h);
   server = http.createServer(h.app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS });
+  browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
   // A failed job, so that the failed view has something to retry or clean.
   await h.deps.queue.queue("scans").add("scan.run", { scan_id: "s-1", organization_id: "o-1" }, { jobId: "dash-failed", attempts: 1 });
   await failScanJobs(h, 1, "clone failed");
@@ -45,9 +50,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-  await h.close();
+  if (server) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+  await h?.close();
 });
 
 /** A browser context whose requests leave 127.0.0.1 never. */

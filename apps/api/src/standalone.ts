@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from "@ax/config";
 import { migrate, openDatabase } from "@ax/db";
 import { child, createLogger } from "@ax/logger";
 import { onShutdown, startWorker } from "@ax/worker";
+import { reportMissingAnalyzers } from "./missing-analyzers";
 import { StartupError, bootstrapIfEmpty, ensureRedis, startApi } from "./runtime";
 
 /**
@@ -20,6 +21,8 @@ async function main() {
   await bootstrapIfEmpty(config, handle.db, log);
   const worker = await startWorker({ config, db: handle.db, logger });
   const api = await startApi(config, handle.db, logger);
+  // After the start, in the background: asking each tool for its version takes a moment.
+  void reportMissingAnalyzers(log);
   onShutdown(log, config.shutdownTimeoutMs, async () => {
     await api.close();
     await worker.close(config.shutdownTimeoutMs - 3_000);
