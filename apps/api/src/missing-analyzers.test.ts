@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { banditAnalyzer, cppcheckAnalyzer, flawfinderAnalyzer, shellcheckAnalyzer } from "@ax/scanner";
 import { dropQueueKeys, findOnPath, testQueuePrefix, tmpDir, waitFor, TEST_REDIS_URL } from "@ax/testkit";
-import { externalAnalyzers, missingAnalyzers, missingAnalyzersNotice } from "./missing-analyzers";
+import { externalAnalyzers, missingAnalyzers, missingAnalyzersNotice } from "@ax/scanner";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 

@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from "@ax/config";
 import { migrate, openDatabase } from "@ax/db";
 import { child, createLogger } from "@ax/logger";
 import { onShutdown, startWorker } from "@ax/worker";
-import { reportMissingAnalyzers } from "./missing-analyzers";
+import { reportMissingAnalyzers } from "@ax/scanner";
 import { StartupError, bootstrapIfEmpty, ensureRedis, startApi } from "./runtime";
 
 /**

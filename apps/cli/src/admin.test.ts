@@ -26,7 +26,7 @@ afterAll(() => database.drop());
 
 describe("ax admin", () => {
   it("migrates, then builds an organization, a user, a membership and a token that works", async () => {
-    expect(ax("admin", "migrate", "--json").json()).toEqual({ applied: ["0001_init", "0002_detection", "0003_ai", "0004_dataflow", "0005_webhooks", "0006_public_scan", "0007_finding_identity", "0008_project_state"] });
+    expect(ax("admin", "migrate", "--json").json()).toEqual({ applied: ["0001_init", "0002_detection", "0003_ai", "0004_dataflow", "0005_webhooks", "0006_public_scan", "0007_finding_identity", "0008_project_state", "0009_finding_list_rank", "0010_scan_diff"] });
     expect(ax("admin", "migrate").out).toContain("up to date");
     const org = ax("admin", "create-org", "Initech", "--json").json();
     expect(org.organization_id).toMatch(/^[0-9a-f-]{36}$/);

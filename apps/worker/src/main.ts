@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from "@ax/config";
 import { migrate, openDatabase } from "@ax/db";
 import { child, createLogger } from "@ax/logger";
+import { reportMissingAnalyzers } from "@ax/scanner";
 import { heartbeatPath, startHeartbeatFile } from "./heartbeat-file";
 import { onShutdown } from "./shutdown";
 import { startWorker } from "./worker";
@@ -17,6 +18,8 @@ async function main() {
   const handle = await openDatabase({ url: config.database.url, dataDir: config.database.dataDir });
   await migrate(handle);
   const worker = await startWorker({ config, db: handle.db, logger });
+  // In the background: asking each tool for its version takes a moment.
+  void reportMissingAnalyzers(log);
   // For container health checks (bin/healthcheck.js): refreshed while the worker can work.
   const heartbeat = startHeartbeatFile(heartbeatPath(config.worker.workspaceDir), 15_000, () => worker.probe());
   onShutdown(log, config.shutdownTimeoutMs, async () => {

@@ -36,3 +36,4 @@ export { DATAFLOW, analyzeModules } from "./dataflow/engine";
 export { dataflowAnalyzer, dataflowVersion, forgetKeptAnalyses } from "./dataflow/analyzer";
 export { JAVA_SPEC } from "./dataflow/java-spec";
 export { lowerJava } from "./dataflow/java";
+export { externalAnalyzers, missingAnalyzers, missingAnalyzersNotice, reportMissingAnalyzers, type ExternalAnalyzer, type WarnSink } from "./missing-analyzers";

@@ -1,10 +1,18 @@
 /**
- * `npm start` on a machine without some of the analyzers still scans (each missing one is
- * skipped, its run recorded as such), but says once at start which are missing and the
- * command that installs them, rather than leaving it to be noticed in every scan's runs.
+ * A process that scans (`npm start`, the worker) on a machine without some of the analyzers
+ * still scans (each missing one is skipped, its run recorded as such), but says once at start
+ * which are missing and the command that installs them, rather than leaving it to be noticed
+ * in every scan's runs.
  */
-import { banditAnalyzer, cppcheckAnalyzer, flawfinderAnalyzer, shellcheckAnalyzer } from "@ax/scanner";
-import type { Logger } from "@ax/logger";
+import { banditAnalyzer } from "./analyzers/bandit";
+import { cppcheckAnalyzer } from "./analyzers/cppcheck";
+import { flawfinderAnalyzer } from "./analyzers/flawfinder";
+import { shellcheckAnalyzer } from "./analyzers/shellcheck";
+
+/** What the notice is logged through (a logger's warn). */
+export interface WarnSink {
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
 
 /** An external analyzer as the scanner runs it, and the Debian package that provides it. */
 export interface ExternalAnalyzer {
@@ -41,7 +49,7 @@ export function missingAnalyzersNotice(missing: readonly ExternalAnalyzer[]): st
 }
 
 /** Logs the notice once, as a warning; never fails the start. */
-export async function reportMissingAnalyzers(log: Logger, analyzers?: readonly ExternalAnalyzer[]): Promise<void> {
+export async function reportMissingAnalyzers(log: WarnSink, analyzers?: readonly ExternalAnalyzer[]): Promise<void> {
   try {
     const missing = await missingAnalyzers(analyzers);
     const notice = missingAnalyzersNotice(missing);
