@@ -19,16 +19,31 @@ export function renderApiMarkdown(): string {
     "",
     "Authentication: every endpoint not marked *public* needs a personal access token in the `X-AX-KEY` header.",
     "Errors are `{\"code\": <status>, \"message\": \"…\"}`, with `details: [{path, message}]` for invalid input.",
+    "The token is checked before any input: without a valid one the answer is 401, whatever the body. Unknown query",
+    "parameters are refused (400) like unknown body fields. A method an existing path does not take is 405 with `Allow`.",
     "Every response carries `X-Request-Id`.",
     "",
   ];
   const byTag = new Map<string, string[]>();
-  type Op = { parameters?: { name: string; in: string; required: boolean }[]; requestBody?: { content: Record<string, { schema: unknown }> } };
+  type ParamSchema = { type?: string; enum?: unknown[]; pattern?: string; items?: ParamSchema };
+  type Op = {
+    parameters?: { name: string; in: string; required: boolean; schema: ParamSchema }[];
+    requestBody?: { content: Record<string, { schema: unknown }> };
+    responses: Record<string, { description: string }>;
+  };
+  // What a parameter takes, when the schema says: its values, or its format.
+  const takes = (s: ParamSchema): string => {
+    const one = s.type === "array" ? (s.items ?? {}) : s;
+    const list = s.type === "array" ? ", comma-separated" : "";
+    if (one.enum) return `, one of ${one.enum.map((v) => `\`${String(v)}\``).join(", ")}${list}`;
+    if (one.pattern) return `, matching \`${one.pattern}\`${list}`;
+    return list;
+  };
   for (const r of routes) {
     const tag = r.tags[0] ?? "Other";
     const path = `/api/v2${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`;
     const op = (doc.paths[path] as Record<string, Op>)[r.method];
-    const params = (op?.parameters ?? []).map((p) => `\`${p.name}\` (${p.in}${p.required ? ", required" : ""})`);
+    const params = (op?.parameters ?? []).map((p) => `\`${p.name}\` (${p.in}${p.required ? ", required" : ""}${takes(p.schema ?? {})})`);
     const body = op?.requestBody?.content["application/json"]?.schema;
     const out = [
       `### ${r.method.toUpperCase()} ${path}${r.auth === "public" ? " — public" : ""}`,
@@ -40,7 +55,7 @@ export function renderApiMarkdown(): string {
       "",
       "Responses:",
       "",
-      ...Object.entries(r.responses).map(([status, d]) => `- **${status}** ${d.description}`),
+      ...Object.entries(op?.responses ?? {}).map(([status, d]) => `- **${status}** ${d.description}`),
       "",
     ];
     byTag.set(tag, [...(byTag.get(tag) ?? []), ...out]);

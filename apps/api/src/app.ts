@@ -4,7 +4,9 @@ import helmet from "helmet";
 import { authenticate } from "@ax/db";
 import { child } from "@ax/logger";
 import type { AppDeps } from "./http/context";
-import { AppError, errorHandler, notFoundRoute } from "./http/errors";
+import { errorHandler, notFoundRoute } from "./http/errors";
+import { jsonBodyReader, pathEscapeGuard } from "./http/input-guards";
+import { mountMethodFallback } from "./http/methods";
 import { createMetrics } from "./http/metrics";
 import { createRateLimiter } from "./http/rate-limit";
 import { buildOpenApi, renderDocsPage } from "./http/openapi";
@@ -67,26 +69,16 @@ export function buildApp(deps: AppDeps): express.Express {
   });
 
   // Chat answers every status in Markdown (DESIGN §4), including errors raised before its
-  // route runs: a body that is not JSON, malformed JSON, an oversized body.
+  // route runs: the per-IP rate limit.
   app.use((req, res, next) => {
     if (req.method === "POST" && CHAT_PATH.test(req.path)) res.locals.errorWriter = writeMarkdownError;
     next();
   });
   // Per-IP budget before any body is read, so that a flood (bad tokens included) stays cheap;
-  // after the chat writer above, so that chat's 429 is Markdown too.
+  // after the chat writer above, so that chat's 429 is Markdown too. Bodies are read by each
+  // route once it has authenticated the caller (route.ts mountRoute).
   const limiter = createRateLimiter(deps);
   app.use(limiter.ip);
-  // All bodies are JSON (spec §1): anything else with a body is refused before parsing.
-  app.use((req, _res, next) => {
-    const hasBody = Number(req.get("Content-Length") ?? 0) > 0 || req.get("Transfer-Encoding") !== undefined;
-    if (hasBody && !req.is("application/json")) return next(new AppError(415, "unsupported_media_type", "Request bodies must be JSON (Content-Type: application/json)."));
-    // UTF-8 only: body-parser would decode any utf-* charset, and UTF-7 smuggles markup
-    // past every check that looks for "<".
-    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.get("Content-Type") ?? "")?.[1]?.toLowerCase();
-    if (hasBody && charset && charset !== "utf-8" && charset !== "utf8") return next(new AppError(415, "unsupported_media_type", "Unsupported body encoding; send UTF-8 JSON."));
-    next();
-  });
-  app.use(express.json({ limit: deps.config.http.maxBodyBytes, type: "application/json" }));
 
   const routes = apiRoutes(deps);
   const router = express.Router();
@@ -98,14 +90,16 @@ export function buildApp(deps: AppDeps): express.Express {
     if (principal) await limiter.token(req, principal);
     return principal;
   };
-  for (const r of routes) mountRoute(router, r, auth);
+  const readBody = jsonBodyReader(deps.config.http.maxBodyBytes);
+  for (const r of routes) mountRoute(router, r, { authenticate: auth, readBody });
 
   const openapi = buildOpenApi(routes, { version: API_VERSION });
   router.get("/openapi.json", (_req, res) => res.json(openapi));
   const docs = renderDocsPage(openapi);
   router.get("/docs", (_req, res) => res.type("html").send(docs));
+  mountMethodFallback(router, [...routes, { method: "get", path: "/openapi.json" }, { method: "get", path: "/docs" }]);
 
-  app.use(API_PREFIX, router);
+  app.use(API_PREFIX, pathEscapeGuard, router);
   // The queue dashboard (bull-board), outside /api/v2: its session cookie is scoped to /admin.
   app.use(DASHBOARD_PATH, adminDashboard(deps));
   app.use(notFoundRoute);

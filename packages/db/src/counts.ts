@@ -4,7 +4,7 @@
  * it: every view of a scan (API, chat, webhooks) asks here, a page of scans in one query.
  */
 import { sql, type RawBuilder } from "kysely";
-import { OPEN_STATUSES, SCAN_COUNT_KEYS, SEVERITIES, STATUS_COUNT_KEYS, type FindingStatus, type ScanCountKey, type Severity } from "@ax/contracts";
+import { FINDING_STATUSES, OPEN_STATUSES, SCAN_COUNT_KEYS, SEVERITIES, STATUS_COUNT_KEYS, type FindingStatus, type ScanCountKey, type Severity } from "@ax/contracts";
 import type { Db } from "./client";
 
 /** By key of SCAN_COUNT_KEYS; `{}` for a scan that has stored nothing (see scanCounts). */
@@ -60,4 +60,36 @@ export async function scanCounts(db: Db, organizationId: string, scanIds: readon
     out.set(r.id, r.rows === 0 && r.state !== "completed" ? {} : Object.fromEntries(SCAN_COUNT_KEYS.map((k) => [k, r[k] ?? 0])));
   }
   return out;
+}
+
+/**
+ * The same figures grouped, for clients that want severities and statuses as maps of their own
+ * rather than keys mixed with the other tallies in one flat map (which `counts` stays, for the
+ * clients that read it). Null for a scan that has counted nothing (`counts` is `{}`).
+ */
+export interface ScanCountSummary {
+  /** Open findings by current severity (flat keys CRITICAL … INFO). */
+  by_severity: Record<Severity, number>;
+  /** The findings the scan reports (present, not suppressed) by status (flat `to_review` … `marked_fixed`). */
+  by_status: Record<FindingStatus, number>;
+  /** Open findings (flat `total`). */
+  open: number;
+  new: number;
+  introduced: number;
+  fixed: number;
+  suppressed: number;
+}
+
+export function summarizeCounts(counts: ScanCounts): ScanCountSummary | null {
+  if (Object.keys(counts).length === 0) return null;
+  const n = (key: string) => counts[key] ?? 0;
+  return {
+    by_severity: Object.fromEntries(SEVERITIES.map((s) => [s, n(s)])) as Record<Severity, number>,
+    by_status: Object.fromEntries(FINDING_STATUSES.map((s) => [s, n(STATUS_COUNT_KEYS[s])])) as Record<FindingStatus, number>,
+    open: n("total"),
+    new: n("new"),
+    introduced: n("introduced"),
+    fixed: n("fixed"),
+    suppressed: n("suppressed"),
+  };
 }

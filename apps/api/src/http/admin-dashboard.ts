@@ -9,6 +9,7 @@ import { QUEUE_NAMES } from "@ax/queue";
 import { DASHBOARD_PATH, auditAdmin, dashboardUnauthorized, readSession, redactStrings, requireInstanceAdmin } from "../services/admin";
 import type { AppDeps } from "./context";
 import { AppError, type ErrorWriter } from "./errors";
+import { assertWellFormedPath, jsonBodyReader } from "./input-guards";
 
 /**
  * The bull-board dashboard at /admin/queues, behind the Admin tag's authority: an instance
@@ -81,16 +82,21 @@ function sameOrigin(req: Request): boolean {
 export function adminDashboard(deps: AppDeps): RequestHandler {
   const full = board(deps, false);
   const readOnly = board(deps, true);
+  // The API's body rules (JSON only, MAX_BODY_BYTES), once the caller is known, as on every route.
+  const readBody = jsonBodyReader(deps.config.http.maxBodyBytes);
   return (req: Request, res: Response, next: NextFunction) => {
     res.locals.routeTemplate = DASHBOARD_PATH;
     if (req.accepts(["json", "html"]) === "html") res.locals.errorWriter = writeHtmlError;
     res.set("Content-Security-Policy", CSP);
     res.set("Cache-Control", "no-store");
     void identify(deps, req)
-      .then((caller) => {
+      .then(async (caller) => {
+        // bull-board answers an undecodable path parameter itself, quoting it back.
+        assertWellFormedPath(res, req.path);
         const mutating = !SAFE_METHODS.has(req.method);
         if (mutating && caller.readOnly) throw new AppError(403, "forbidden", "The queue dashboard is read-only.");
         if (mutating && caller.viaCookie && !sameOrigin(req)) throw new AppError(403, "forbidden", "Cross-site request refused.");
+        await readBody(req, res);
         if (mutating) auditAdmin(deps, { user: { id: caller.userId } }, "dashboard", { method: req.method, path: req.path });
         wrapResponse(res);
         (caller.readOnly ? readOnly : full)(req, res, next);

@@ -25,6 +25,7 @@ export const forbidden = (message = "Your role in this organization does not all
 export const notFound = (what: string) => new AppError(404, "not_found", `${what} not found.`);
 export const conflict = (message: string) => new AppError(409, "conflict", message);
 export const preconditionFailed = (message: string) => new AppError(412, "precondition_failed", message);
+export const MALFORMED_PATH_MESSAGE = "Invalid path: it contains a malformed percent-escape (a % must start a UTF-8 byte as %XX).";
 export const unavailable = (message: string) => new AppError(503, "unavailable", message, undefined, { "Retry-After": "5" });
 
 /** Writes an error. Chat routes override the writer to answer in Markdown (DESIGN §4). */
@@ -49,6 +50,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (e.type === "entity.too.large") return writer(res, 413, { code: 413, message: "Request body is too large." });
     if (e.type === "entity.parse.failed") return writer(res, 400, { code: 400, message: "Request body is not valid JSON." });
     if (e.type === "charset.unsupported" || e.type === "encoding.unsupported") return writer(res, 415, { code: 415, message: "Unsupported body encoding; send UTF-8 JSON." });
+    // A path parameter a router could not decode, should one get past pathEscapeGuard (under
+    // /api/v2) and the dashboard's check. Input, not a fault: no error-level log, and the
+    // message (which quotes the parameter) is not passed on.
+    if (err instanceof URIError) {
+      logger.info("malformed percent-escape in the path", { request_id: requestId });
+      return writer(res, 400, { code: 400, message: MALFORMED_PATH_MESSAGE });
+    }
     if (typeof e.status === "number" && e.status >= 400 && e.status < 500 && e.expose) {
       return writer(res, e.status, { code: e.status, message: "The request could not be processed." });
     }

@@ -1,18 +1,42 @@
 import { z } from "zod";
-import type { AnyRoute } from "./route";
+import { isRateLimitExempt } from "./rate-limit";
+import { API_PREFIX, type AnyRoute, type ResponseDoc } from "./route";
+import { ErrorBody, queryLists } from "./schemas";
+
+/** The tags of the spec (§1), in its order; tags only this service uses follow, as routes name them. */
+const SPEC_TAGS = ["Health", "Profile", "Public Scan", "Admin", "Scan", "GenAI", "Vulnerabilities"];
+
+/**
+ * What the chain every route runs through (route.ts mountRoute, app.ts) can answer, whatever the
+ * handler does: the OpenAPI document lists these where a route does not describe them itself.
+ */
+export function chainResponses(r: AnyRoute): Record<number, ResponseDoc> {
+  const error = (description: string): ResponseDoc => (r.errorWriter ? { description, contentType: r.errorContentType ?? "text/plain" } : { description, schema: ErrorBody });
+  const out: Record<number, ResponseDoc> = {
+    400: error("Invalid input: a malformed percent-escape in the path or query, an unknown query parameter, malformed JSON, or a value the schema refuses; the message names the field, never its value."),
+  };
+  if (r.auth !== "public") out[401] = error("Missing, malformed, unknown, expired or revoked token. Checked before any input, the body included.");
+  if (r.enabled) out[404] = error("The endpoint is switched off in this deployment.");
+  out[413] = error("The request body is larger than MAX_BODY_BYTES.");
+  out[415] = error("A request body that is not UTF-8 JSON (Content-Type: application/json).");
+  if (!isRateLimitExempt(`${API_PREFIX}${r.path}`)) out[429] = error("A rate limit (of the client IP, or of the token) is spent; see Retry-After and the RateLimit-* headers.");
+  return out;
+}
 
 /** OpenAPI 3.1 from the same route definitions and Zod schemas that validate requests. */
 export function buildOpenApi(routes: AnyRoute[], opts: { version: string; serverUrl?: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
-    const path = `/api/v2${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`;
+    const path = `${API_PREFIX}${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`;
     const parameters = [
       ...objectParams(r.params, "path"),
       ...objectParams(r.query, "query"),
       ...(r.headers ?? []).map((h) => ({ name: h.name, in: "header", required: h.required ?? false, description: h.description, schema: { type: "string" } })),
     ];
     const responses: Record<string, unknown> = {};
-    for (const [status, doc] of Object.entries(r.responses)) {
+    const all = { ...chainResponses(r), ...r.responses };
+    for (const status of Object.keys(all).map(Number).sort((a, b) => a - b)) {
+      const doc = all[status]!;
       const type = doc.contentType ?? "application/json";
       const content: Record<string, unknown> = doc.schema || doc.contentType ? { [type]: doc.schema ? { schema: toSchema(doc.schema, "output") } : {} } : {};
       for (const alt of doc.alternatives ?? []) content[alt.contentType] = alt.schema ? { schema: toSchema(alt.schema, "output") } : {};
@@ -29,23 +53,37 @@ export function buildOpenApi(routes: AnyRoute[], opts: { version: string; server
       responses,
     };
   }
+  const used = [...new Set(routes.flatMap((r) => r.tags))];
   return {
     openapi: "3.1.0",
     info: {
       title: "Code Scanning and AI Review Service",
       version: opts.version,
-      description: "Scans git repositories for vulnerabilities, manages findings, and gives AI help on them. Authenticate with a personal access token in the X-AX-KEY header.",
+      description:
+        "Scans git repositories for vulnerabilities, manages findings, and gives AI help on them. Authenticate with a personal access token in the X-AX-KEY header. A method an existing path does not take answers 405 with an `Allow` header; OPTIONS answers 204 with the same header.",
     },
     servers: [{ url: opts.serverUrl ?? "/" }],
     security: [{ ApiKeyAuth: [] }],
     components: { securitySchemes: { ApiKeyAuth: { type: "apiKey", in: "header", name: "X-AX-KEY" } } },
-    tags: ["Health", "Profile", "Public Scan", "Admin", "Scan", "GenAI", "Vulnerabilities"].map((name) => ({ name })),
+    tags: [...SPEC_TAGS, ...used.filter((t) => !SPEC_TAGS.includes(t))].map((name) => ({ name })),
     paths,
   };
 }
 
 function toSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: "any",
+    target: "draft-2020-12",
+    override: ({ zodSchema, jsonSchema }) => {
+      // A list-valued query parameter: documented as the array it is, not as Zod's "string or array of strings".
+      const list = queryLists.get(zodSchema as unknown as z.ZodType);
+      if (!list) return;
+      const description = jsonSchema.description;
+      for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
+      Object.assign(jsonSchema, { type: "array", items: list.items, ...(description ? { description } : {}) });
+    },
+  }) as Record<string, unknown>;
   delete json.$schema;
   return json;
 }
@@ -57,6 +95,7 @@ function objectParams(schema: z.ZodType | undefined, where: "path" | "query") {
     name,
     in: where,
     required: where === "path" || (json.required ?? []).includes(name),
+    ...(s.type === "array" ? { style: "form", explode: false } : {}),
     schema: s,
   }));
 }

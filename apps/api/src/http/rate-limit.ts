@@ -40,6 +40,9 @@ const REDIS_TIMEOUT_MS = 1_000;
 const WARN_EVERY_MS = 60_000;
 const EXEMPT = new RegExp(`^${API_PREFIX}/(health|health/ready|metrics)/?$`, "i");
 
+/** Whether a path (under /api/v2, as requested or as a route template) is outside every budget. */
+export const isRateLimitExempt = (path: string): boolean => EXEMPT.test(path);
+
 interface Decision {
   allowed: boolean;
   limit: number;

@@ -14,12 +14,48 @@ export const Cursor = z.string().max(2000).optional();
 export const Limit = (max: number, def: number) =>
   z.coerce.number({ error: "limit must be a number" }).int({ error: "limit must be a whole number" }).min(1, { error: `limit must be between 1 and ${max}` }).max(max, { error: `limit must be between 1 and ${max}` }).default(def);
 
-/** Comma-separated filter values (`?severity=high,critical`), also repeatable. */
-export const CsvList = z
+/**
+ * How a list-valued query parameter is written in the OpenAPI document: an array of `items`,
+ * comma-separated (`style: form, explode: false`; repeating the parameter works too). The
+ * generator (openapi.ts) reads this registry.
+ */
+export const queryLists = z.registry<{ items: Record<string, unknown> }>();
+
+const splitList = z
   .union([z.string(), z.array(z.string())])
   .optional()
   .transform((v) => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(Boolean)))
   .refine((v) => v === undefined || v.length <= 50, { message: "at most 50 values" });
+
+/** Comma-separated filter values (`?rule=a,b`), also repeatable; free text. */
+export const CsvList = splitList.register(queryLists, { items: { type: "string" } });
+
+/**
+ * A list filter over a closed set (`?severity=high,critical`): each value is put in canonical
+ * form by `canonical` and must be one of `values`, else 400 listing them. A typo must not
+ * filter everything out: a CI gate would read "no findings" and pass.
+ */
+export function EnumList<T extends readonly [string, ...string[]]>(name: string, values: T, canonical: (s: string) => string) {
+  const allowed = new Set<string>(values);
+  return splitList
+    .transform((v) => v?.map(canonical))
+    .refine((v) => v === undefined || v.every((x) => allowed.has(x)), { message: `${name} takes ${values.join(", ")} (comma-separated, case-insensitive).` })
+    .register(queryLists, { items: { type: "string", enum: [...values] } });
+}
+
+/** A list filter whose values have a format (`?cwe=CWE-89,CWE-79`), checked after `canonical`. */
+export function PatternList(name: string, pattern: RegExp, example: string, canonical: (s: string) => string) {
+  return splitList
+    .transform((v) => v?.map(canonical))
+    .refine((v) => v === undefined || v.every((x) => pattern.test(x)), { message: `${name} takes values like ${example} (comma-separated).` })
+    .register(queryLists, { items: { type: "string", pattern: pattern.source } });
+}
+
+/**
+ * A schema that accepts variants of its values (case, `_`/`-`/space) and documents the canonical
+ * ones as its enum: the OpenAPI document lists what the schema lets through once canonical.
+ */
+export const withEnum = <S extends z.ZodType>(schema: S, values: readonly string[]): S => schema.meta({ enum: [...values] }) as S;
 
 /** "true" / "false" in a query string. */
 export const QueryBool = z
@@ -52,7 +88,26 @@ export const COUNTS_DESCRIPTION =
   "set FIXED on a finding the scan still reports). The open ones, TO REVIEW or TRUE POSITIVE, also count by their current severity " +
   "(`CRITICAL`, `HIGH`, `MEDIUM`, `LOW`, `INFO`) and in `total`, `new` (new since the previous scan) and `introduced` (on lines changed since " +
   "`baseline_commit`). A finding a reviewer closes (FALSE POSITIVE, ACCEPTED RISK, FIXED) leaves its severity and `total` at once, and a changed " +
-  "severity moves it; until counts followed triage they were fixed when the scan was stored, and a closed finding stayed in its severity and `total`.";
+  "severity moves it; until counts followed triage they were fixed when the scan was stored, and a closed finding stayed in its severity and `total`. " +
+  "`summary` holds the same figures grouped (`by_severity`, `by_status`, then `open`, `new`, `introduced`, `fixed`, `suppressed`); `counts` keeps its flat keys.";
+
+const tally = (keys: readonly string[]) => z.object(Object.fromEntries(keys.map((k) => [k, z.number().int()])));
+
+/** `counts` in structured form; null while `counts` is `{}`. */
+export const ScanSummaryView = z
+  .object({
+    by_severity: tally(SEVERITIES).describe("Open findings (TO REVIEW or TRUE POSITIVE) by their current severity; flat `counts` keys CRITICAL … INFO."),
+    by_status: tally(FINDING_STATUSES).describe("The findings the scan reports (present, not suppressed) by status; flat `to_review` … `marked_fixed`."),
+    open: z.number().int().describe("Open findings; flat `total`."),
+    new: z.number().int().describe("Open findings new since the branch's previous scan."),
+    introduced: z.number().int().describe("Open findings on lines changed since `baseline_commit`."),
+    fixed: z.number().int().describe("Findings of the branch's previous scan that this scan no longer has."),
+    suppressed: z.number().int().describe("Findings suppressed by `ax-ignore` comments."),
+  })
+  .nullable()
+  .describe(
+    "The figures of `counts` grouped: severities and statuses each in their own map, the other tallies beside them. Null while `counts` is `{}` (a scan that has counted nothing). `counts` keeps its flat keys for existing clients.",
+  );
 
 export const ScanView = z.object({
   scan_id: z.string(),
@@ -71,6 +126,7 @@ export const ScanView = z.object({
   languages: z.array(z.string()),
   analyzers: z.array(AnalyzerRunView),
   counts: z.record(z.string(), z.number()).describe(COUNTS_DESCRIPTION),
+  summary: ScanSummaryView,
   selection: z.record(z.string(), z.unknown()),
   notices: z
     .array(z.object({ kind: z.literal("findings_not_verified"), analyzer: z.string(), status: z.string(), findings: z.number().int(), message: z.string() }))
@@ -216,6 +272,7 @@ export const PublicScanView = ScanView.pick({
   commit: true,
   error: true,
   counts: true,
+  summary: true,
   created_at: true,
   started_at: true,
   finished_at: true,

@@ -3,12 +3,12 @@ import { bodyObject } from "@ax/contracts";
 import { feedbackAgreement } from "@ax/db";
 import { child } from "@ax/logger";
 import type { AppDeps } from "../http/context";
-import type { ErrorWriter } from "../http/errors";
-import { defineRoute, type AnyRoute } from "../http/route";
-import { ErrorBody, Id, OrgQuery, commonErrors } from "../http/schemas";
+import { badRequest, type AppError, type ErrorWriter } from "../http/errors";
+import { defineRoute, type AnyRoute, type InputPart } from "../http/route";
+import { ErrorBody, Id, OrgQuery, commonErrors, withEnum } from "../http/schemas";
 import { requireRole, resolveOrganization } from "../services/access";
 import { FEEDBACK_ERRORS, reviewForCaller, submitFeedback } from "../services/ai";
-import { chatForCaller, writeMarkdownError } from "../services/chat";
+import { SESSION_ID, chatForCaller, writeMarkdownError } from "../services/chat";
 
 const markdownErrors: ErrorWriter = (res, status, body) => writeMarkdownError(res as never, status, body);
 
@@ -35,10 +35,36 @@ const ChatBody = (maxPromptChars: number) =>
       .trim()
       .min(1, { error: "prompt must not be empty." })
       .max(maxPromptChars, { error: `prompt must be at most ${maxPromptChars} characters.` }),
-    sessione_id: z.string({ error: "sessione_id must be a string." }).optional(),
+    // The spec's spelling (§2: "sessione_id", exactly). Bounded and printable: it keys the history.
+    sessione_id: z
+      .string({ error: "sessione_id must be a string." })
+      .regex(SESSION_ID, { error: "sessione_id must be 1–128 letters, digits or . _ : @ -." })
+      .optional(),
     stream: z.boolean({ error: "stream must be true or false." }).default(false),
     group_id: Id.optional(),
   });
+
+/** A feedback status: `true` or `false`, in any case. */
+const FeedbackStatus = withEnum(
+  z
+    .string()
+    .max(20)
+    .transform((v) => v.toLowerCase())
+    .refine((v) => v === "true" || v === "false"),
+  ["true", "false"],
+);
+
+/**
+ * The feedback endpoint's fixed error bodies (DESIGN §5) for input its schemas refuse: a missing
+ * or malformed organization, group or status answers the same sentence as one the handler refuses.
+ */
+function feedbackInputError(part: InputPart, issue: z.core.$ZodIssue): AppError | undefined {
+  const field = `${part}.${String(issue.path[0] ?? "")}`;
+  if (field === "query.organization_id") return badRequest(FEEDBACK_ERRORS.organization);
+  if (field === "query.group_id") return badRequest(FEEDBACK_ERRORS.group);
+  if (field === "path.status") return badRequest(FEEDBACK_ERRORS.status);
+  return undefined;
+}
 
 const ReviewResult = z.object({
   class: z.enum(["TRUE_POSITIVE", "FALSE_POSITIVE"]),
@@ -49,11 +75,12 @@ const ReviewResult = z.object({
 
 const Agreement = z.object({ kind: z.enum(["review", "chat"]), model: z.string(), key: z.string(), votes: z.number().int(), agree: z.number().int(), agreement: z.number() });
 
+const MARKDOWN = "text/markdown";
 const chatResponses = {
-  200: { description: "The answer, Markdown (streamed line by line when `stream` is true). Headers: X-AI-Request-Id, X-Session-Id, X-AI-Specialist.", contentType: "text/markdown" },
-  400: { description: "Invalid input, in Markdown.", contentType: "text/markdown" },
-  401: { description: "Missing or invalid token, in Markdown.", contentType: "text/markdown" },
-  404: { description: "Organization or group not found, in Markdown.", contentType: "text/markdown" },
+  200: { description: "The answer, Markdown (streamed line by line when `stream` is true). Headers: X-AI-Request-Id, X-Session-Id, X-AI-Specialist.", contentType: MARKDOWN },
+  400: { description: "Invalid input, in Markdown.", contentType: MARKDOWN },
+  401: { description: "Missing or invalid token, in Markdown.", contentType: MARKDOWN },
+  404: { description: "Organization or group not found, in Markdown.", contentType: MARKDOWN },
 };
 
 export function aiRoutes(deps: AppDeps): AnyRoute[] {
@@ -73,11 +100,11 @@ export function aiRoutes(deps: AppDeps): AnyRoute[] {
       operationId: "reviewVulnerability",
       summary: "Classify a reported vulnerability: TRUE_POSITIVE or FALSE_POSITIVE with a calibrated confidence",
       description:
-        "The trained review model (in process, offline) classifies the code around a finding; with a model server configured (AI_BASE_URL, AI_MODEL_REVIEW) its verdict is combined with the server model's. Send the enclosing function as `code` for the best answer. `organization_id` may be omitted when the caller belongs to one organization. The `request_id` is what feedback refers to.",
+        "The trained review model (in process, offline) classifies the code around a finding; with a model server configured (AI_BASE_URL, AI_MODEL_REVIEW) its verdict is combined with the server model's. Send the enclosing function as `code` for the best answer. `organization_id` may be omitted when the caller belongs to one organization; `group_id` (optional) records the group the review is made in, which feedback on it then relays. The `request_id` is what feedback refers to.",
       tags: ["GenAI"],
-      query: OrgQuery,
+      query: OrgQuery.extend({ group_id: Id.optional() }),
       body: ReviewBody(deps.config.limits.maxCodeBytes),
-      responses: { 200: { description: "The verdict.", schema: ReviewResult }, ...commonErrors, 413: { description: "Body too large.", schema: ErrorBody } },
+      responses: { 200: { description: "The verdict.", schema: ReviewResult }, ...commonErrors, 404: { description: "Organization or group not found, or not visible to the caller.", schema: ErrorBody } },
       handler: async ({ query, body, principal, req, res }) => {
         const organizationId = resolveOrganization(principal, query.organization_id, "viewer");
         const abort = new AbortController();
@@ -86,7 +113,7 @@ export function aiRoutes(deps: AppDeps): AnyRoute[] {
         };
         res.on("close", onClose);
         try {
-          return await reviewForCaller(deps, { principal, organizationId }, body, abort.signal, logger().child({ request_id: req.id }));
+          return await reviewForCaller(deps, { principal, organizationId, groupId: query.group_id }, body, abort.signal, logger().child({ request_id: req.id }));
         } finally {
           res.off("close", onClose);
         }
@@ -102,6 +129,7 @@ export function aiRoutes(deps: AppDeps): AnyRoute[] {
       query: OrgQuery,
       body: ChatBody(deps.config.limits.maxPromptChars),
       errorWriter: markdownErrors,
+      errorContentType: MARKDOWN,
       responses: chatResponses,
       handler: async (input) => {
         await chat(input.query.organization_id, input);
@@ -118,6 +146,7 @@ export function aiRoutes(deps: AppDeps): AnyRoute[] {
       params: z.object({ organization_id: Id }),
       body: ChatBody(deps.config.limits.maxPromptChars),
       errorWriter: markdownErrors,
+      errorContentType: MARKDOWN,
       responses: chatResponses,
       handler: async (input) => {
         await chat(input.params.organization_id, input);
@@ -130,19 +159,23 @@ export function aiRoutes(deps: AppDeps): AnyRoute[] {
       operationId: "aiFeedback",
       summary: "Feedback (true or false) on one AI answer, stored and relayed downstream",
       description:
-        "`request_id` is a review's `request_id` or a chat answer's `X-AI-Request-Id`; `status` is `true` (the answer was right) or `false`. Query `organization_id` and `group_id` are required. The vote is stored (one per user and request; voting again replaces it) and relayed to AI_FEEDBACK_URL when one is configured.",
+        "`request_id` is a review's `request_id` or a chat answer's `X-AI-Request-Id`; `status` is `true` (the answer was right) or `false`, in any case. Query `organization_id` and `group_id` are required and must name the organization and group the AI request was made in (a request made in no group: any group of its organization); what is relayed comes from the request's record, not from the query. The vote is stored (one per user and request; voting again replaces it) and relayed to AI_FEEDBACK_URL when one is configured.",
       tags: ["GenAI"],
-      params: z.object({ request_id: z.string().max(200), status: z.string().max(20) }),
-      query: z.object({ organization_id: z.string().max(200).optional(), group_id: z.string().max(200).optional() }),
+      params: z.object({ request_id: z.string().max(200), status: FeedbackStatus }),
+      query: z.object({ organization_id: Id, group_id: Id }),
+      invalidInput: feedbackInputError,
       responses: {
         200: { description: "Feedback submitted.", schema: z.object({ message: z.literal("Feedback submitted") }) },
-        400: { description: `${FEEDBACK_ERRORS.organization} / ${FEEDBACK_ERRORS.group} / ${FEEDBACK_ERRORS.status}`, schema: ErrorBody },
+        400: {
+          description: `${FEEDBACK_ERRORS.organization} (missing, malformed, not the caller's, or not the request's) / ${FEEDBACK_ERRORS.group} (missing, unknown, or not the group the request was made in) / ${FEEDBACK_ERRORS.status}`,
+          schema: ErrorBody,
+        },
         401: { description: "Missing or invalid token.", schema: ErrorBody },
         404: { description: FEEDBACK_ERRORS.notFound, schema: ErrorBody },
         502: { description: `${FEEDBACK_ERRORS.downstream} (also on a downstream timeout; the vote is stored anyway).`, schema: ErrorBody },
       },
       handler: ({ params, query, principal, req }) =>
-        submitFeedback(deps, principal, { requestId: params.request_id, status: params.status, organizationId: query.organization_id, groupId: query.group_id }, logger().child({ request_id: req.id })),
+        submitFeedback(deps, principal, { requestId: params.request_id, feedback: params.status === "true", organizationId: query.organization_id, groupId: query.group_id }, logger().child({ request_id: req.id })),
     }),
     defineRoute({
       method: "get",

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { FindingUpdateBody, canonicalLabel } from "@ax/contracts";
+import { FINDING_STATUSES, FindingUpdateBody, LEVELS, SEVERITIES, canonicalLabel } from "@ax/contracts";
 import { aiCursorOf, findingCursorOf, findingHistory, getFinding, isId, listFindings, updateFinding, type AiFindingCursor, type FindingCursor } from "@ax/db";
 import type { AppDeps } from "../http/context";
 import { AppError, badRequest, notFound, preconditionFailed } from "../http/errors";
 import { defineRoute, type AnyRoute } from "../http/route";
-import { Cursor, CsvList, DATAFLOW_STATUSES, ErrorBody, FindingView, HistoryView, Id, Limit, QueryBool, commonErrors, listOf } from "../http/schemas";
+import { Cursor, CsvList, DATAFLOW_STATUSES, EnumList, ErrorBody, FindingView, HistoryView, Id, Limit, PatternList, QueryBool, commonErrors, listOf, withEnum } from "../http/schemas";
 import { decodeCursor, encodeCursor, isCursorText, presentFinding, presentHistory } from "../services/presenters";
 import { emitFindingTriaged } from "../services/webhooks";
 import { loadScan } from "./scans";
@@ -33,20 +33,36 @@ const isAiCursor = (v: unknown): v is AiFindingCursor => {
   return typeof c === "object" && c !== null && typeof c.ai === "number" && c.ai >= -1 && c.ai <= 2 && typeof c.id === "string" && isId(c.id);
 };
 
-const AiClassList = CsvList.transform((v) => v?.map((c) => c.toUpperCase().replace(/[\s-]+/g, "_"))).refine(
-  (v) => v === undefined || v.every((c) => c === "TRUE_POSITIVE" || c === "FALSE_POSITIVE"),
-  { message: "ai_class takes TRUE_POSITIVE and FALSE_POSITIVE" },
-);
+const BASELINE_STATES = ["new", "unchanged", "absent"] as const;
+const AI_CLASSES = ["TRUE_POSITIVE", "FALSE_POSITIVE"] as const;
 
-/** If-Match: "3", W/"3" or 3 → 3. */
+/** The filters over closed sets refuse unknown values (400 listing the allowed ones). */
+const FindingFilters = {
+  severity: EnumList("severity", SEVERITIES, canonicalLabel),
+  status: EnumList("status", FINDING_STATUSES, canonicalLabel),
+  cwe: PatternList("cwe", /^CWE-\d{1,6}$/, "CWE-89", (c) => c.toUpperCase()),
+  baseline: EnumList("baseline", BASELINE_STATES, (b) => b.toLowerCase()),
+  ai_class: EnumList("ai_class", AI_CLASSES, (c) => c.toUpperCase().replace(/[\s-]+/g, "_")),
+};
+
+/** The update body with its labels' canonical values in the OpenAPI document (the contract's schema parses). */
+const UpdateBody = FindingUpdateBody.safeExtend({
+  status: withEnum(FindingUpdateBody.shape.status, FINDING_STATUSES),
+  severity: withEnum(FindingUpdateBody.shape.severity, SEVERITIES),
+  likelihood: withEnum(FindingUpdateBody.shape.likelihood, LEVELS),
+  confidence: withEnum(FindingUpdateBody.shape.confidence, LEVELS),
+});
+
+/**
+ * If-Match: "3", W/"3" or 3 → 3; `*` (any current version, RFC 9110 §13.1.1) → no check.
+ * `undefined`: update whatever the version.
+ */
 function parseIfMatch(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
+  if (value === undefined || value.trim() === "*") return undefined;
   const m = /^(?:W\/)?"?(\d{1,9})"?$/.exec(value.trim());
-  if (!m) throw badRequest("If-Match must be the finding's version, as given in its ETag.");
+  if (!m) throw badRequest("If-Match must be * or the finding's version, as given in its ETag.");
   return Number(m[1]);
 }
-
-const labels = (v: string[] | undefined) => v?.map(canonicalLabel);
 
 export function findingRoutes(deps: AppDeps): AnyRoute[] {
   return [
@@ -56,20 +72,16 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
       operationId: "listFindings",
       summary: "Findings of a scan, most severe first, with filters and cursor pagination",
       description:
-        "The order is the severity each finding had when the scan stored it (what the analyzer reported, or the project's review decision carried to it), most severe first, then file, line and id. Triage never changes that key, so paging with `next_cursor` lists every finding of the scan exactly once while reviewers triage it: a finding re-prioritised meanwhile shows its new `severity` but keeps its place. The review model's label, which `sort=ai_confidence` orders by, is set when the scan is stored and does not change either. Filters compare current values: a finding whose reviewed fields change between two pages can enter or leave a filtered listing. Filters take comma-separated values: `severity=high,critical`, `status=to review`, `cwe=CWE-89`, `rule=…`, `analyzer=…`, `baseline=new`; `file` is a path prefix. The list is the findings of the scan's commit: the record of a finding of the branch's previous scan that this scan no longer has (`baseline_state: absent`, status FIXED) is listed only with `baseline=absent` or `status=fixed`; `suppressed=false` hides findings suppressed in the source; `introduced=true` keeps only findings on lines changed since the scan's `baseline_commit` (a pull-request check). `ai_class=false_positive` and `min_ai_confidence=0.9` filter by the review model's label; `sort=ai_confidence` (least sure first) or `sort=-ai_confidence` (surest first) orders by it, unlabelled findings last. `dataflow=confirmed` keeps the findings the taint analysis traced from an untrusted source, `dataflow=unconfirmed` those where it found no such path, `dataflow=none` those it did not judge.",
+        "The order is the severity each finding had when the scan stored it (what the analyzer reported, or the project's review decision carried to it), most severe first, then file, line and id. Triage never changes that key, so paging with `next_cursor` lists every finding of the scan exactly once while reviewers triage it: a finding re-prioritised meanwhile shows its new `severity` but keeps its place. The review model's label, which `sort=ai_confidence` orders by, is set when the scan is stored and does not change either. Filters compare current values: a finding whose reviewed fields change between two pages can enter or leave a filtered listing. Filters take comma-separated values: `severity=high,critical`, `status=to review`, `cwe=CWE-89`, `rule=…`, `analyzer=…`, `baseline=new`; `file` is a path prefix. `severity`, `status`, `baseline`, `ai_class`, `dataflow` and `sort` take only their listed values (case-insensitive) and `cwe` only `CWE-<n>`: anything else is 400 naming the allowed values, never an empty list. The list is the findings of the scan's commit: the record of a finding of the branch's previous scan that this scan no longer has (`baseline_state: absent`, status FIXED) is listed only with `baseline=absent` or `status=fixed`; `suppressed=false` hides findings suppressed in the source; `introduced=true` keeps only findings on lines changed since the scan's `baseline_commit` (a pull-request check). `ai_class=false_positive` and `min_ai_confidence=0.9` filter by the review model's label; `sort=ai_confidence` (least sure first) or `sort=-ai_confidence` (surest first) orders by it, unlabelled findings last. `dataflow=confirmed` keeps the findings the taint analysis traced from an untrusted source, `dataflow=unconfirmed` those where it found no such path, `dataflow=none` those it did not judge.",
       tags: ["Vulnerabilities"],
       params: z.object({ scan_id: Id }),
       query: z.object({
-        severity: CsvList,
-        status: CsvList,
-        cwe: CsvList,
+        ...FindingFilters,
         rule: CsvList,
         analyzer: CsvList,
-        baseline: CsvList,
         file: z.string().max(1000).optional(),
         suppressed: QueryBool,
         introduced: QueryBool,
-        ai_class: AiClassList,
         min_ai_confidence: z.coerce.number({ error: "must be a number" }).min(0).max(1).optional(),
         dataflow: z.enum([...DATAFLOW_STATUSES, "none"], { error: "dataflow takes confirmed, unconfirmed or none" }).optional(),
         sort: z.enum(["severity", "ai_confidence", "-ai_confidence"], { error: "sort takes severity, ai_confidence or -ai_confidence" }).default("severity"),
@@ -88,12 +100,12 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
           filters: {
             suppressed: query.suppressed,
             introduced: query.introduced,
-            severity: labels(query.severity),
-            status: labels(query.status),
-            cwe: query.cwe?.map((c) => c.toUpperCase()),
+            severity: query.severity,
+            status: query.status,
+            cwe: query.cwe,
             rule: query.rule,
             analyzer: query.analyzer,
-            baseline: query.baseline?.map((b) => b.toLowerCase()),
+            baseline: query.baseline,
             file: query.file,
             aiClass: query.ai_class,
             minAiConfidence: query.min_ai_confidence,
@@ -139,8 +151,8 @@ export function findingRoutes(deps: AppDeps): AnyRoute[] {
         "Only the fields present in the body change; omitted fields stay as they are. Labels are case-insensitive and `_`, `-` and space are equivalent (`true_positive` → `TRUE POSITIVE`). Send `If-Match` with the version from the ETag to refuse a lost update. Every change is kept in the finding's history.",
       tags: ["Vulnerabilities"],
       params: FindingParams,
-      body: FindingUpdateBody,
-      headers: [{ name: "If-Match", description: "The finding's version (ETag); 412 if it changed meanwhile." }],
+      body: UpdateBody,
+      headers: [{ name: "If-Match", description: "The finding's version (ETag), or `*` for any version; 412 if it changed meanwhile." }],
       responses: {
         200: { description: "Finding updated.", schema: z.object({ message: z.string(), finding: FindingView }) },
         ...commonErrors,

@@ -9,6 +9,7 @@ import { getAiRequest, getGroup, insertAiRequest, isId, upsertFeedback, type Pri
 import type { Logger } from "@ax/logger";
 import type { AppDeps } from "../http/context";
 import { AppError, badRequest, notFound } from "../http/errors";
+import { orgIds } from "./access";
 
 export interface AiServices {
   reviewModel: ReviewModel;
@@ -50,11 +51,13 @@ export interface ReviewRequest {
 
 export async function reviewForCaller(
   deps: AppDeps,
-  caller: { principal: Principal; organizationId: string },
+  caller: { principal: Principal; organizationId: string; groupId?: string | undefined },
   body: ReviewRequest,
   signal: AbortSignal,
   log: Logger,
 ): Promise<{ class: string; confidence: number; request_id: string; model: string }> {
+  const groupId = caller.groupId;
+  if (groupId !== undefined && (!isId(groupId) || !(await getGroup(deps.db, caller.organizationId, groupId)))) throw notFound("Group");
   const ai = aiServices(deps);
   const modelName = deps.config.ai.reviewModel;
   const server = ai.provider && modelName ? { provider: ai.provider, model: modelName, weight: deps.config.ai.reviewLlmWeight, signal } : undefined;
@@ -64,7 +67,7 @@ export async function reviewForCaller(
   await insertAiRequest(deps.db, {
     id: requestId,
     organizationId: caller.organizationId,
-    groupId: null,
+    groupId: groupId ?? null,
     userId: caller.principal.user.id,
     kind: "review",
     model: verdict.model,
@@ -86,27 +89,38 @@ export const FEEDBACK_ERRORS = {
   downstream: "Failed to make request to downstream API.",
 } as const;
 
+/**
+ * Stores a vote on an AI answer and relays it downstream with the organization and group the
+ * request was made in, read from its record: the caller's `organization_id` and `group_id` must
+ * name them, and are never relayed on their word. A request made outside any group (a review
+ * without `group_id`, a chat without one) is attributed to the group the caller names, which
+ * must be a group of the request's organization.
+ */
 export async function submitFeedback(
   deps: AppDeps,
   principal: Principal,
-  input: { requestId: string; status: string; organizationId: string | undefined; groupId: string | undefined },
+  input: { requestId: string; feedback: boolean; organizationId: string; groupId: string },
   log: Logger,
 ): Promise<{ message: string }> {
   const orgId = input.organizationId;
-  if (!orgId || !isId(orgId) || !principal.memberships.some((m) => m.organization_id === orgId)) throw badRequest(FEEDBACK_ERRORS.organization);
-  const groupId = input.groupId;
-  if (!groupId || !isId(groupId) || !(await getGroup(deps.db, orgId, groupId))) throw badRequest(FEEDBACK_ERRORS.group);
-  const status = input.status.toLowerCase();
-  if (status !== "true" && status !== "false") throw badRequest(FEEDBACK_ERRORS.status);
-  const request = isId(input.requestId) ? await getAiRequest(deps.db, [orgId], input.requestId) : undefined;
+  if (!isId(orgId) || !principal.memberships.some((m) => m.organization_id === orgId)) throw badRequest(FEEDBACK_ERRORS.organization);
+  const given = input.groupId;
+  if (!isId(given) || !(await getGroup(deps.db, orgId, given))) throw badRequest(FEEDBACK_ERRORS.group);
+  // Looked up in all of the caller's organizations, so that a request of another of them is
+  // told apart from one that does not exist (or belongs to another tenant: 404 alike).
+  const request = isId(input.requestId) ? await getAiRequest(deps.db, orgIds(principal), input.requestId) : undefined;
   if (!request) throw notFound("AI request"); // "AI request not found." (FEEDBACK_ERRORS.notFound)
-  const feedback = status === "true";
+  if (request.organization_id !== orgId) throw badRequest(FEEDBACK_ERRORS.organization);
+  if (request.group_id !== null && request.group_id !== given) throw badRequest(FEEDBACK_ERRORS.group);
+  const organizationId = request.organization_id;
+  const groupId = request.group_id ?? given;
+  const feedback = input.feedback;
   const relay = deps.config.ai.feedback;
   let relayStatus: "relayed" | "failed" | "disabled" = "disabled";
   let relayError: string | null = null;
   if (relay.url) {
     try {
-      await relayFeedback({ url: relay.url, token: relay.token, timeoutMs: relay.timeoutMs }, { request_id: request.id, feedback, organization_id: orgId, group_id: groupId, kind: request.kind, model: request.model });
+      await relayFeedback({ url: relay.url, token: relay.token, timeoutMs: relay.timeoutMs }, { request_id: request.id, feedback, organization_id: organizationId, group_id: groupId, kind: request.kind, model: request.model });
       relayStatus = "relayed";
     } catch (err) {
       relayStatus = "failed";
@@ -115,7 +129,7 @@ export async function submitFeedback(
     }
   }
   // Stored whatever the relay did: agreement figures and training data do not depend on it.
-  await upsertFeedback(deps.db, { requestId: request.id, userId: principal.user.id, organizationId: orgId, groupId, feedback, relayStatus, relayError });
+  await upsertFeedback(deps.db, { requestId: request.id, userId: principal.user.id, organizationId, groupId, feedback, relayStatus, relayError });
   if (relayStatus === "failed") throw new AppError(502, "bad_gateway", FEEDBACK_ERRORS.downstream);
   return { message: "Feedback submitted" };
 }

@@ -114,10 +114,12 @@ async function scopeFor(deps: AppDeps, organizationId: string, groupId: string |
   return { organizationId, groupId };
 }
 
-/** Session ids are the client's: bounded and printable, or we make one. */
+/** Session ids are the client's: bounded and printable (the chat body's schema checks), or we make one. */
+export const SESSION_ID = /^[\w.:@-]{1,128}$/;
+
 export function sessionIdOf(value: string | undefined): string {
   if (value === undefined) return randomUUID();
-  if (!/^[\w.:@-]{1,128}$/.test(value)) throw badRequest("Invalid body: sessione_id must be 1–128 letters, digits or . _ : @ -.");
+  if (!SESSION_ID.test(value)) throw badRequest("Invalid body: sessione_id must be 1–128 letters, digits or . _ : @ -.");
   return value;
 }
 

@@ -1,5 +1,5 @@
 import { SUPPRESSION_REASON_MISSING, type FindingDataflow, type FindingSource } from "@ax/contracts";
-import type { ApiToken, Finding, FindingHistory, FindingListRow, Group, Project, Scan, ScanCounts } from "@ax/db";
+import { summarizeCounts, type ApiToken, type Finding, type FindingHistory, type FindingListRow, type Group, type Project, type Scan, type ScanCounts } from "@ax/db";
 import { isUnsafeText } from "../http/text-safety";
 
 /** Wire shapes: identifiers named as in the spec, timestamps ISO 8601 UTC. */
@@ -7,7 +7,8 @@ const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOStrin
 
 /**
  * `counts` are the scan's counts as its findings are now (scanCounts in @ax/db, see
- * services/scans.ts), not the `counts` column of the row, which is frozen at store time.
+ * services/scans.ts), not the `counts` column of the row, which is frozen at store time;
+ * `summary` is the same figures grouped.
  */
 export function presentScan(s: Scan, counts: ScanCounts) {
   const started = s.started_at ? new Date(s.started_at).getTime() : null;
@@ -29,6 +30,7 @@ export function presentScan(s: Scan, counts: ScanCounts) {
     languages: s.languages,
     analyzers: s.analyzers,
     counts,
+    summary: summarizeCounts(counts),
     selection: s.selection,
     notices: s.notices,
     diff: s.diff ?? null,
@@ -43,8 +45,8 @@ export function presentScan(s: Scan, counts: ScanCounts) {
 export const publicExpiry = (s: Scan, retentionHours: number): string => new Date(new Date(s.created_at).getTime() + retentionHours * 3_600_000).toISOString();
 
 export function presentPublicScan(s: Scan, scanCounts: ScanCounts, retentionHours: number) {
-  const { scan_id, state, phase, progress, git_uri, branch, commit, error, counts, created_at, started_at, finished_at, duration_ms } = presentScan(s, scanCounts);
-  return { scan_id, state, phase, progress, git_uri, branch, commit, error, counts, created_at, started_at, finished_at, duration_ms, expires_at: publicExpiry(s, retentionHours) };
+  const { scan_id, state, phase, progress, git_uri, branch, commit, error, counts, summary, created_at, started_at, finished_at, duration_ms } = presentScan(s, scanCounts);
+  return { scan_id, state, phase, progress, git_uri, branch, commit, error, counts, summary, created_at, started_at, finished_at, duration_ms, expires_at: publicExpiry(s, retentionHours) };
 }
 
 export const presentPublicFinding = (f: Finding | FindingListRow) => ({
