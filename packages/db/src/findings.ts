@@ -62,7 +62,17 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
     const refs = await selectReferences(trx, input.organizationId, input.projectId, scan.branch, input.scanId);
     const refOf = new Map(refs.map((r) => [r.scanId, r]));
     const priorRows = refs.length > 0 ? await trx.selectFrom("findings").selectAll().where("organization_id", "=", input.organizationId).where("scan_id", "in", refs.map((r) => r.scanId)).where("baseline_state", "!=", "absent").execute() : [];
-    const prior = priorRows.filter((f) => refOf.get(f.scan_id)?.analyzers.has(f.analyzer));
+    // A tier takes each analyzer's findings from its latest scan where that analyzer completed,
+    // so one finding (a merged one whose leading analyzer changed) can come from two scans of a
+    // tier: the newer scan's copy is the one that says where it is now.
+    const refRank = new Map(refs.map((r, k) => [r.scanId, k]));
+    const newest = new Map<string, number>();
+    const taken = priorRows.filter((f) => refOf.get(f.scan_id)?.analyzers.has(f.analyzer));
+    for (const f of taken) {
+      const key = `${refOf.get(f.scan_id)!.tier}\0${f.identity}`;
+      newest.set(key, Math.min(newest.get(key) ?? Number.POSITIVE_INFINITY, refRank.get(f.scan_id)!));
+    }
+    const prior = taken.filter((f) => newest.get(`${refOf.get(f.scan_id)!.tier}\0${f.identity}`) === refRank.get(f.scan_id));
     const priorSame = prior.map((f) => refOf.get(f.scan_id)?.tier === 0);
 
     const unique: NormalizedFinding[] = [];

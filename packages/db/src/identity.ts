@@ -60,14 +60,52 @@ export function matchFindings(prior: readonly PriorLocatable[], next: readonly L
     return entry ? entry.path : p.file;
   });
 
+  // Where git puts each earlier finding's neighbourhood (the nearest mapped line above it),
+  // for a finding whose own line git did not keep: the tie-break among identical candidates.
+  const near = prior.map((p, i) => {
+    if (placed[i]) return placed[i];
+    const map = p.commit !== null ? mapFrom.get(p.commit) : undefined;
+    if (!map) return undefined;
+    for (let above = p.start_line - 1; above >= Math.max(1, p.start_line - NEAR_LINES); above--) {
+      const to = mapLine(map, p.file, above);
+      if (to) return { file: to.file, line: to.line + (p.start_line - above) };
+    }
+    return undefined;
+  });
+
+  // 0. The same code, between the same lines, in the same enclosing declaration and file, where
+  // exactly one earlier and one new finding have it: content alone says they are one. Before
+  // git's alignment, which pairs identical lines by a minimal edit, not by where they stand.
+  const unique = new Map<string, { prior: number[]; next: number[] }>();
+  const fullKey = (f: Locatable, file: string) => (f.locator ? [f.rule_id, f.locator.code, f.locator.scope, f.locator.context, file].join("\0") : null);
+  prior.forEach((p, i) => {
+    const key = fullKey(p, fileNow[i] as string);
+    if (key !== null) group(unique, key).prior.push(i);
+  });
+  next.forEach((n, j) => {
+    const key = fullKey(n, n.file);
+    if (key !== null) group(unique, key).next.push(j);
+  });
+  for (const g of unique.values()) {
+    if (g.prior.length !== 1 || g.next.length !== 1) continue;
+    result[g.next[0] as number] = g.prior[0] as number;
+    priorTaken[g.prior[0] as number] = true;
+  }
+
   // 1. Git's line mapping.
   const at = new Map<string, number[]>();
   next.forEach((n, j) => push(at, `${n.rule_id}\0${n.file}\0${n.start_line}`, j));
   prior.forEach((p, i) => {
     const where = placed[i];
-    if (!where) return;
+    if (!where || priorTaken[i]) return;
     const j = at.get(`${p.rule_id}\0${where.file}\0${where.line}`)?.find((k) => result[k] === null && sameCode(p, next[k] as Locatable));
     if (j === undefined) return;
+    // Git aligns identical lines by a minimal edit: when another identical line in that file
+    // keeps more of this finding's surroundings than the one git chose, git's choice is not
+    // trusted, and the stages below decide.
+    const own = affinity(p, next[j] as Locatable);
+    const better = next.some((n, k) => k !== j && result[k] === null && n.rule_id === p.rule_id && n.file === where.file && sameCode(p, n) && affinity(p, n) > own);
+    if (better) return;
     result[j] = i;
     priorTaken[i] = true;
   });
@@ -94,17 +132,57 @@ export function matchFindings(prior: readonly PriorLocatable[], next: readonly L
       if (key !== null && groups.has(key)) group(groups, key).next.push(j);
     });
     for (const g of groups.values()) {
-      // In line order on both sides: the only place an occurrence index decides anything.
-      const ps = g.prior.sort((a, b) => order(prior[a] as Locatable, prior[b] as Locatable));
-      const ns = g.next.sort((a, b) => order(next[a] as Locatable, next[b] as Locatable));
-      for (let k = 0; k < Math.min(ps.length, ns.length); k++) {
-        result[ns[k] as number] = ps[k] as number;
-        priorTaken[ps[k] as number] = true;
+      for (const [i, j] of pairGroup(g.prior, g.next)) {
+        result[j] = i;
+        priorTaken[i] = true;
       }
     }
   }
   return result;
+
+  /**
+   * Identical candidates are paired nearest first to where git puts each earlier finding's
+   * neighbourhood, when it places all of them; else in line order on both sides (the only place
+   * an occurrence index decides anything).
+   */
+  function pairGroup(ps: number[], ns: number[]): [number, number][] {
+    const byLine = (list: readonly Locatable[]) => (a: number, b: number) => order(list[a] as Locatable, list[b] as Locatable);
+    ps.sort(byLine(prior));
+    ns.sort(byLine(next));
+    if (ps.length === 1 && ns.length === 1) return [[ps[0] as number, ns[0] as number]];
+    // Without git's placement of every earlier one, distance says nothing: line order decides ties.
+    const placedAll = ps.every((i) => near[i] !== undefined);
+    const distance = (i: number, j: number) => {
+      const at = near[i];
+      const n = next[j] as Locatable;
+      if (!placedAll || !at) return 0;
+      return at.file === n.file ? Math.abs(at.line - n.start_line) : Number.MAX_SAFE_INTEGER;
+    };
+    const pairs = ps.flatMap((i, pi) => ns.map((j, nj) => ({ i, j, a: affinity(prior[i] as Locatable, next[j] as Locatable), d: distance(i, j), rank: pi + nj })));
+    pairs.sort((a, b) => b.a - a.a || a.d - b.d || a.rank - b.rank);
+    const usedP = new Set<number>();
+    const usedN = new Set<number>();
+    const out: [number, number][] = [];
+    for (const { i, j } of pairs) {
+      if (usedP.has(i) || usedN.has(j)) continue;
+      usedP.add(i);
+      usedN.add(j);
+      out.push([i, j]);
+    }
+    return out;
+  }
 }
+
+/** How many sides of a finding's surroundings (lines above, lines below) another finding shares: 0, 1 or 2. */
+function affinity(a: Locatable, b: Locatable): number {
+  if (!a.locator || !b.locator) return 0;
+  if (a.locator.context === b.locator.context) return 2;
+  const side = (x: string | undefined, y: string | undefined) => (x !== undefined && x === y ? 1 : 0);
+  return side(a.locator.before, b.locator.before) + side(a.locator.after, b.locator.after);
+}
+
+/** How far above a finding whose line git did not keep a kept line is looked for. */
+const NEAR_LINES = 50;
 
 /**
  * The same matched code, in the same enclosing declaration or between the same lines, when

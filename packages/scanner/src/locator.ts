@@ -28,10 +28,14 @@ const CALLABLE_DECL = /([A-Za-z_$][\w$]*)\s*(?:=|:)?\s*(?:async\s+)?(?:function\
 export function locate(lines: readonly string[], finding: Pick<NormalizedFinding, "start_line" | "end_line" | "raw" | "snippet">): FindingLocator {
   const start = Math.max(1, finding.start_line);
   const end = Math.max(start, finding.end_line);
+  const before = nearby(lines, start - 1, -1);
+  const after = nearby(lines, end + 1, 1);
   return {
     code: digest(normalizeCode(matchedCode(finding))),
     scope: scopeOf(lines, start).join(" > "),
-    context: digest([...nearby(lines, start - 1, -1), "\0", ...nearby(lines, end + 1, 1)].join("\n")),
+    context: digest([...before, "\0", ...after].join("\n")),
+    before: digest(before.join("\n")),
+    after: digest(after.join("\n")),
   };
 }
 
