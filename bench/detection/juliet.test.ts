@@ -1,6 +1,6 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { tmpDir } from "@ax/testkit/temp";
 import { scoreCastle } from "./castle";
 import { acceptedCwes } from "./cwe";
 import { indexDeclarations, type DeclarationIndex } from "./functions";
@@ -51,13 +51,9 @@ describe("Juliet scorer on a synthetic test case", () => {
   let dir = "";
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "ax-bench-juliet-"));
+    dir = tmpDir("ax-bench-juliet-");
     await write(dir, `${FOLDER}/${CASE}a.java`, BAD_FILE);
     await write(dir, `${FOLDER}/${CASE}b.java`, GOOD_FILE);
-  });
-
-  afterAll(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it("finds the bad and good functions with the parser", async () => {

@@ -1,7 +1,7 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, posix, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { removeDir, tmpDir } from "@ax/testkit/temp";
 import { acceptedCwes } from "./cwe";
 import { filterFindings, loadLabeledCases, parseLabeledCase, scoreLabeled, SINK_MARKER, type LabeledCase, type LabeledFinding } from "./labeled";
 
@@ -42,15 +42,11 @@ describe("loadLabeledCases", () => {
   let dir = "";
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "ax-bench-labeled-"));
+    dir = tmpDir("ax-bench-labeled-");
     await write(dir, "py/a_vuln.py", PY_VULN);
     await write(dir, "py/a_safe.py", PY_SAFE);
     await write(dir, "js/deep/b_vuln.js", JS_VULN);
     await write(dir, "js/b_safe.ts", TS_SAFE.replace(/\n/g, "\r\n"));
-  });
-
-  afterAll(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it("reads every file recursively with its label, language and sink line", async () => {
@@ -64,13 +60,13 @@ describe("loadLabeledCases", () => {
   });
 
   it("names the file when one has no valid header", async () => {
-    const bad = await mkdtemp(join(tmpdir(), "ax-bench-labeled-bad-"));
+    const bad = tmpDir("ax-bench-labeled-bad-");
     try {
       await write(bad, "ok.py", PY_VULN);
       await write(bad, "sub/nohead.py", "import os\nos.system(cmd)  # ax-bench: sink\n");
       await expect(loadLabeledCases(bad)).rejects.toThrow(/sub\/nohead\.py: line 1 must be the header/);
     } finally {
-      await rm(bad, { recursive: true, force: true });
+      removeDir(bad);
     }
   });
 

@@ -1,9 +1,9 @@
 // Every rule that offers a fix, checked on every vulnerable case of its own tests with the
 // real ast-grep: applying the fix makes the rule stop matching and adds no parse error.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tmpDir } from "@ax/testkit/temp";
 import { astGrepBinary, loadRules, readYaml, ruleTestFile } from "./index";
 
 const EXTENSION: Record<string, string> = { Tsx: "tsx", TypeScript: "ts", JavaScript: "js", Python: "py", Java: "java", Go: "go", Php: "php", Ruby: "rb", CSharp: "cs" };
@@ -13,8 +13,7 @@ const withFix = loadRules().filter((r) => {
   const doc = readYaml(r.file) as { fix?: unknown };
   return doc.fix !== undefined;
 });
-const work = mkdtempSync(join(tmpdir(), "ax-fixes-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = tmpDir("ax-fixes-");
 
 function matches(ruleFile: string, file: string): number {
   const r = spawnSync(bin, ["scan", "-r", ruleFile, "--json=stream", file], { encoding: "utf8" });

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { tmpDir } from "@ax/testkit/temp";
 import {
   astGrepBinary,
   LEVELS,
@@ -160,7 +160,7 @@ describe("end-to-end scan", () => {
   let dir = "";
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "ax-rules-"));
+    dir = tmpDir("ax-rules-");
     const write = (path: string, text: string): void => {
       mkdirSync(join(dir, path, ".."), { recursive: true });
       writeFileSync(join(dir, path), text);
@@ -225,10 +225,6 @@ describe("end-to-end scan", () => {
         "",
       ].join("\n"),
     );
-  });
-
-  afterAll(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   const scan = (target: string): Record<string, unknown>[] => {

@@ -15,7 +15,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { spawnSync } from "node:child_process";
 import type { NormalizedFinding } from "@ax/contracts";
@@ -28,6 +27,7 @@ import {
   connectionRecorder, fastImportCommit, gitIn, hashBlob, initRepo, loopbackHostsName, mktreeCommit, removeTree, walk, writeZeroBlob, type TreeEntry,
 } from "./hostile-fixtures";
 import { runAnalyzers, type RunAnalyzersResult } from "./run";
+import { tempDir } from "./test-support/git-fixtures";
 import { withWorkspace } from "./workspace";
 
 const MIB = 1024 * 1024;
@@ -47,7 +47,7 @@ const tried = { repo: new Set<string>(), uri: new Set<string>() };
 const hostile = (what: string) => (what.startsWith("git_uri") ? tried.uri : tried.repo).add(what);
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), "ax-hostile-repos-"));
+  root = tempDir("ax-hostile-repos-");
   workspaces = join(root, "workspaces");
   markers = join(root, "markers");
   outside = join(root, "outside");

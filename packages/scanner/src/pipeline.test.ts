@@ -2,7 +2,6 @@
 // they were given, so the runner's own policy (selection, cache, merging) is what is tested.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { NormalizedFinding } from "@ax/contracts";
 import type { Analyzer } from "./analyzers/types";
@@ -10,19 +9,17 @@ import { MemoryAnalysisCache } from "./cache";
 import { checkoutRepository } from "./clone";
 import { runAnalyzers } from "./run";
 import { selectFiles } from "./selection";
+import { tempDir } from "./test-support/git-fixtures";
 import { replacementDiff } from "./unified-diff";
 
-const roots: string[] = [];
 function tree(files: Record<string, string>): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "ax-pipe-"));
-  roots.push(root);
+  const root = tempDir("ax-pipe-");
   for (const [name, content] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
     fs.writeFileSync(path.join(root, name), content);
   }
   return root;
 }
-afterAll(() => roots.forEach((r) => fs.rmSync(r, { recursive: true, force: true })));
 
 const env = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t", GIT_CONFIG_NOSYSTEM: "1" };
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, env, encoding: "utf8" }).trim();
@@ -247,8 +244,7 @@ describe("diff-aware scans", () => {
       commitAll(origin, `main ${i}`);
     }
     const mainHead = git(origin, "rev-parse", "HEAD").trim();
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "ax-clone-"));
-    roots.push(scratch);
+    const scratch = tempDir("ax-clone-");
     const checkout = (dest: string, baseline: string) =>
       checkoutRepository({
         gitUri: `file://${origin}`,

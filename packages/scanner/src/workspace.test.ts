@@ -41,11 +41,9 @@ it("gives concurrent scans different directories", async () => {
 
 describe("sweepStaleWorkspaces", () => {
   it("removes scan workspaces older than the limit (left by a killed worker) and keeps fresh ones and other entries", async () => {
-    const { mkdtempSync, mkdirSync, utimesSync, writeFileSync, existsSync, rmSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
-    const { join } = await import("node:path");
+    const { utimesSync } = await import("node:fs");
     const { sweepStaleWorkspaces } = await import("./workspace");
-    const base = mkdtempSync(join(tmpdir(), "ax-sweep-"));
+    const base = tempDir("ax-sweep-");
     try {
       for (const name of ["scan-old", "scan-fresh", "other-old"]) {
         mkdirSync(join(base, name, "src"), { recursive: true });
@@ -60,7 +58,7 @@ describe("sweepStaleWorkspaces", () => {
       expect(existsSync(join(base, "other-old"))).toBe(true);
       expect(await sweepStaleWorkspaces(join(base, "missing"), 0)).toBe(0);
     } finally {
-      rmSync(base, { recursive: true, force: true });
+      removeDir(base);
     }
   });
 });

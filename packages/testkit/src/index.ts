@@ -9,21 +9,20 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { loadConfig, type Config } from "@ax/config";
 import { bootstrap, migrate, openDatabase, type BootstrapResult, type DbHandle } from "@ax/db";
 import { defaultPgAdminUrl, defaultRedisUrl, serviceSettings } from "./services";
-import { removeDir, trackTempDir } from "./temp";
+import { removeDir, tmpDir } from "./temp";
 
 export { freePort, portAnswers } from "./ports";
 export { PrivatePostgres, type StopMode } from "./postgres-server";
 export { PrivateRedisServer } from "./redis-server";
 export { provideTestServices, serviceSettings, type TestServices } from "./services";
 export { findChromium, findOnPath, findPgBin, MissingToolError, requireChromium, requirePgBin } from "./tools";
-export { removeDir };
+export { removeDir, tmpDir };
 
 const settings = serviceSettings();
 /** Set by the globalSetup for every run; the defaults serve a test file run some other way. */
@@ -60,14 +59,23 @@ export function testQueuePrefix(): string {
   return `{axtest-${randomBytes(5).toString("hex")}}`;
 }
 
+let ownWorkspace: string | undefined;
+
+/**
+ * The configuration of a test. Without a WORKSPACE_DIR of the caller's, the workspace is a
+ * folder of this module's own — under Jest one per test file (each file loads the testkit
+ * afresh), elsewhere one per process — made on first use and removed with the other
+ * temporary folders; never one that suites share, since a worker removes the kept state of
+ * projects that its database does not have. createTestStack gives each stack its own.
+ */
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
     NODE_ENV: "test",
     LOG_LEVEL: "error",
     ALLOW_INSECURE_GIT_URLS: "true",
     REDIS_URL: TEST_REDIS_URL,
-    WORKSPACE_DIR: path.join(os.tmpdir(), "ax-test-workspaces"),
     ...overrides,
+    WORKSPACE_DIR: overrides.WORKSPACE_DIR ?? (ownWorkspace ??= tmpDir("ax-test-ws-")),
   });
 }
 
@@ -134,11 +142,6 @@ export async function dropQueueKeys(redisUrl: string, prefix: string): Promise<n
     redis.disconnect();
   }
   return deleted;
-}
-
-/** A new folder under the system's temp directory, removed when the test file ends. */
-export function tmpDir(prefix = "ax-test-"): string {
-  return trackTempDir(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
 }
 
 const GIT_ENV = {

@@ -11,10 +11,13 @@ import { tmpDir } from "./index";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const testkit = path.join(repoRoot, "packages/testkit/src/index.ts");
+// The scanner's test support makes its temp folders with the testkit's tracking too.
+const gitFixtures = path.join(repoRoot, "packages/scanner/src/test-support/git-fixtures.ts");
 
 const CASE = `
 import fs from "node:fs";
-import { createTestStack, makeGitRepo, tmpDir } from ${JSON.stringify(testkit)};
+import { createTestStack, makeGitRepo, testConfig, tmpDir } from ${JSON.stringify(testkit)};
+import { makeRepo, tempDir } from ${JSON.stringify(gitFixtures)};
 
 const made: string[] = [];
 let stack: Awaited<ReturnType<typeof createTestStack>>;
@@ -30,11 +33,15 @@ afterAll(async () => {
 
 it("makes folders and leaves them", () => {
   made.push(tmpDir("ax-case-"), makeGitRepo({ "a.txt": "a" }), stack.config.worker.workspaceDir);
+  const scannerDir = tempDir();
+  makeRepo(scannerDir, "repo", { "a.txt": "a" });
+  made.push(scannerDir, testConfig().worker.workspaceDir);
+  expect(testConfig().worker.workspaceDir).toBe(made[4]);
   for (const dir of made) expect(fs.existsSync(dir)).toBe(true);
 });
 `;
 
-it("removes tmpDir, makeGitRepo and stack folders when the test file ends", () => {
+it("removes tmpDir, makeGitRepo, stack, testConfig and git-fixtures folders when the test file ends", () => {
   const work = tmpDir("ax-temp-case-");
   const tmp = path.join(work, "tmp");
   fs.mkdirSync(tmp);
@@ -48,7 +55,8 @@ it("removes tmpDir, makeGitRepo and stack folders when the test file ends", () =
     { cwd: repoRoot, env: { ...process.env, TMPDIR: tmp, AX_MADE_LIST: list }, stdio: ["ignore", "pipe", "pipe"], timeout: 90_000 },
   );
   const made = JSON.parse(fs.readFileSync(list, "utf8")) as string[];
-  expect(made).toHaveLength(3);
+  expect(made).toHaveLength(5);
+  expect(new Set(made).size).toBe(5);
   for (const dir of made) expect(dir.startsWith(tmp)).toBe(true);
   for (const dir of made) expect(fs.existsSync(dir)).toBe(false);
   expect(fs.readdirSync(tmp)).toEqual([]);

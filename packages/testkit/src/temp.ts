@@ -7,6 +7,8 @@
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 
 /** Where the test environment collects the folders of one test file (its global). */
 export const TEMP_DIRS_KEY = "__axTempDirs";
@@ -28,6 +30,15 @@ export function trackTempDir(dir: string): string {
   }
   processDirs.add(dir);
   return dir;
+}
+
+/**
+ * A new folder under the system's temp directory, removed when the test file ends. The
+ * testkit's index re-exports it; test support that should not load the rest of the testkit
+ * (its database and Redis clients) imports it from "@ax/testkit/temp".
+ */
+export function tmpDir(prefix = "ax-test-"): string {
+  return trackTempDir(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
 }
 
 /** rm(1) as the fallback: a checkout nested past PATH_MAX defeats Node's recursive rm. */

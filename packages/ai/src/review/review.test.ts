@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tmpDir } from "@ax/testkit/temp";
 import { voteToExample } from "../feedback/examples";
 import { codeContext } from "./context";
 import { FEATURE_SCHEME, featurize, stripComments, tokens } from "./features";
@@ -123,7 +123,7 @@ describe("ReviewModel", () => {
 describe("reviewCode and fsSourceReader", () => {
   let root: string;
   beforeAll(() => {
-    root = mkdtempSync(join(tmpdir(), "ax-related-"));
+    root = tmpDir("ax-related-");
     mkdirSync(join(root, "src"));
     writeFileSync(join(root, "src/Sink.java"), ["public class Sink {", "    public void sink(String data) {", "        stmt.execute(data);", "    }", "}"].join("\n"));
     writeFileSync(join(root, "src/Caller.java"), ["public class Caller {", "    public void go() {", '        String data = "constant";', "        new Sink().sink(data);", "    }", "}"].join("\n"));
@@ -131,7 +131,6 @@ describe("reviewCode and fsSourceReader", () => {
     writeFileSync(join(root, "outside.java"), "class Secret { void sink(String d) { leak(); } }\n");
     symlinkSync(join(root, "outside.java"), join(root, "src/Link.java"));
   });
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it("adds the callers that name the callee's class, outermost first", async () => {
     const code = await reviewCode(new RelatedIndex(fsSourceReader(root)), "src/Sink.java", 3, 3);

@@ -1,11 +1,14 @@
 /**
  * Real git repositories for tests, made with the real git binary in a temp dir. The test's
  * own git runs isolated from the developer's config (no global/system config, fixed author).
+ * Temp dirs are the testkit's (@ax/testkit/temp, which loads none of its database or Redis
+ * clients): removed when the test file ends, whether or not the test removes them itself.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, symlinkSync } from "node:fs";
+import { mkdirSync, writeFileSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { removeDir as removeTempDir, tmpDir } from "@ax/testkit/temp";
 
 const TEST_GIT_ENV = {
   PATH: process.env.PATH ?? "/usr/bin:/bin",
@@ -28,12 +31,14 @@ export function git(cwd: string, args: string[], extraEnv: Record<string, string
   });
 }
 
+/** A new folder under the system's temp directory, removed when the test file ends. */
 export function tempDir(prefix = "ax-scanner-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return tmpDir(prefix);
 }
 
+/** Removes a folder now (rather than when the test file ends). */
 export function removeDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+  removeTempDir(dir);
 }
 
 export type FileSpec = string | Buffer | { symlink: string };
