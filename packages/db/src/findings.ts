@@ -48,6 +48,11 @@ type Changes = Record<string, { from: string | null; to: string | null }>;
  */
 export async function storeScanResults(db: Db, input: StoreResultsInput): Promise<StoreResultsOutcome> {
   return db.transaction().execute(async (trx) => {
+    // The project first, then the scan: the order a group's hard delete locks them in, so the
+    // two wait for each other instead of deadlocking. NO KEY UPDATE serialises the stores of one
+    // project without blocking new scans' foreign keys or reviewers' decisions.
+    const project = await trx.selectFrom("projects").select("id").where("id", "=", input.projectId).forNoKeyUpdate().executeTakeFirst();
+    if (!project) return { stored: false, counts: {} };
     const scan = await trx
       .selectFrom("scans")
       .select(["id", "branch", "commit_sha"])
@@ -56,8 +61,6 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
       .forUpdate()
       .executeTakeFirst();
     if (!scan) return { stored: false, counts: {} };
-    // NO KEY UPDATE: serialises the stores of one project without blocking new scans' foreign keys.
-    await trx.selectFrom("projects").select("id").where("id", "=", input.projectId).forNoKeyUpdate().execute();
 
     const refs = await selectReferences(trx, input.organizationId, input.projectId, scan.branch, input.scanId);
     const refOf = new Map(refs.map((r) => [r.scanId, r]));
@@ -512,6 +515,19 @@ export async function updateFinding(
   input: { organizationId: string; scanId: string; findingId: string; patch: FindingUpdateBody; userId: string; expectedVersion?: number | undefined },
 ): Promise<UpdateOutcome> {
   return db.transaction().execute(async (trx) => {
+    // Locks in the order a group's hard delete takes them (project, then its rows): the project
+    // first (KEY SHARE: the decision row below references it), so that a delete under way is
+    // waited for instead of deadlocking with this finding's row lock.
+    const owner = await trx
+      .selectFrom("findings")
+      .select("project_id")
+      .where("organization_id", "=", input.organizationId)
+      .where("scan_id", "=", input.scanId)
+      .where("id", "=", input.findingId)
+      .executeTakeFirst();
+    if (!owner) return { kind: "not_found" };
+    const project = await trx.selectFrom("projects").select("id").where("id", "=", owner.project_id).forKeyShare().executeTakeFirst();
+    if (!project) return { kind: "not_found" };
     const current = await trx
       .selectFrom("findings")
       .selectAll()

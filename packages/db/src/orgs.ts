@@ -117,9 +117,11 @@ export async function deleteGroup(db: Db, organizationId: string, groupId: strin
       .forUpdate()
       .executeTakeFirst();
     if (!group) return undefined;
+    // The projects next, before the cascade reaches their rows: a reviewer's change and a scan's
+    // store lock the project before its rows too, so each waits for the other, never deadlocks.
+    const projectIds = (await trx.selectFrom("projects").select("id").where("group_id", "=", groupId).orderBy("id").forUpdate().execute()).map((p) => p.id);
     const scans = await trx.selectFrom("scans").select(["id"]).where("group_id", "=", groupId).execute();
     const scanIds = scans.map((s) => s.id);
-    const projectIds = (await trx.selectFrom("projects").select("id").where("group_id", "=", groupId).execute()).map((p) => p.id);
     const counts = await trx
       .selectFrom("projects")
       .select((eb) => [
