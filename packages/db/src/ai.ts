@@ -183,20 +183,3 @@ export async function chatHistory(db: Db, organizationId: string, userId: string
   return rows.reverse();
 }
 
-/** The review model's labels for findings of one scan (auto-triage); never touches `status`. */
-export async function setFindingAiLabels(db: Db, scanId: string, labels: { id: string; aiClass: string; aiConfidence: number; aiModel: string }[]): Promise<void> {
-  for (let i = 0; i < labels.length; i += 500) {
-    const chunk = labels.slice(i, i + 500);
-    await db
-      .updateTable("findings as f")
-      .from(
-        sql<{ id: string; c: string; p: number; m: string }>`(select * from jsonb_to_recordset(${JSON.stringify(chunk.map((l) => ({ id: l.id, c: l.aiClass, p: l.aiConfidence, m: l.aiModel })))}::jsonb) as x(id text, c text, p double precision, m text))`.as(
-          "v",
-        ),
-      )
-      .set((eb) => ({ ai_class: eb.ref("v.c"), ai_confidence: eb.ref("v.p"), ai_model: eb.ref("v.m") }))
-      .whereRef("f.id", "=", "v.id")
-      .where("f.scan_id", "=", scanId)
-      .execute();
-  }
-}

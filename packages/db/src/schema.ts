@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
 import type { FindingDataflow, FindingLocator, ScanDiff } from "@ax/contracts";
 
 /** Row types of the tables in migrations/*.sql; keep the two in step. */
@@ -295,7 +295,6 @@ export type Project = Selectable<ProjectsTable>;
 export type Scan = Selectable<ScansTable>;
 export type Finding = Selectable<FindingsTable>;
 export type NewFinding = Insertable<FindingsTable>;
-export type FindingPatch = Updateable<FindingsTable>;
 export type FindingHistory = Selectable<FindingHistoryTable>;
 export type AiRequest = Selectable<AiRequestsTable>;
 export type ChatMessage = Selectable<ChatMessagesTable>;

@@ -16,11 +16,6 @@ export function namedChildren(node: SgNode): SgNode[] {
   return out;
 }
 
-export function isComment(node: SgNode): boolean {
-  const kind = node.kind();
-  return kind === "comment" || kind === "line_comment" || kind === "block_comment";
-}
-
 /** The dotted text of a pure name chain (`a.b.c`), or undefined. */
 export function chainPath(expr: Expr): string | undefined {
   if (expr.k === "var") return expr.name;

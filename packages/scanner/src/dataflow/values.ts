@@ -109,10 +109,3 @@ export function combine(parts: readonly Value[]): Value {
   return { facts: mergeFacts(...parts.map((p) => p.facts)) };
 }
 
-export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
-  if (a === b) return true;
-  if (!a || !b) return false;
-  if (a.facts.length !== b.facts.length || a.konst?.v !== b.konst?.v || Boolean(a.konst) !== Boolean(b.konst)) return false;
-  const ka = new Set(a.facts.map((f) => originKey(f.origin) + [...f.clean].join()));
-  return b.facts.every((f) => ka.has(originKey(f.origin) + [...f.clean].join())) && (a.keys?.size ?? 0) === (b.keys?.size ?? 0) && (a.loose?.length ?? 0) === (b.loose?.length ?? 0);
-}
