@@ -116,19 +116,22 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       await updateProgress(db, scan.id, { phase: "analyzing", progress: 30, commit: cloned.commit, branch: cloned.branch });
       log.info("analyzing", { commit: cloned.commit });
       let lastPct = 30;
-      const analysis = await runAnalyzers({
-        dir: checkout,
+      const analyzerRun = {
         timeoutMs: config.scan.analyzerTimeoutMs,
         maxOutputBytes: config.scan.analyzerMaxOutputBytes,
         signal: abort.signal,
+        ...(deps.analyzers ? { analyzers: deps.analyzers } : {}),
+        ...(config.scan.analyzerThreads > 0 ? { threads: config.scan.analyzerThreads } : {}),
+      };
+      const analysis = await runAnalyzers({
+        ...analyzerRun,
+        dir: checkout,
         // With the cache, a commit this project already analysed (same analyzers and
         // versions) gets that analysis back instead of a second run.
         ...(cache && blobs ? { cache, blobs, commit: cloned.commit } : {}),
-        ...(deps.analyzers ? { analyzers: deps.analyzers } : {}),
         // Kept per organization and project on this worker (cppcheck's incremental build
         // directory); outside the scan-* workspaces, which are swept.
         stateDir,
-        ...(config.scan.analyzerThreads > 0 ? { threads: config.scan.analyzerThreads } : {}),
         onProgress: (pct) => {
           const next = 30 + Math.round(pct * 0.55);
           if (next >= lastPct + 5) {
@@ -142,17 +145,12 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
       let diff: ScanDiff | undefined;
       if (cloned.base?.dir) {
         await updateProgress(db, scan.id, { progress: Math.max(lastPct, 80) });
-        const before =
-          (cache ? await reusableScanResult(cache, deps.analyzers ?? defaultAnalyzers(), cloned.base.mergeBase) : null) ??
-          (await runAnalyzers({
-            dir: cloned.base.dir,
-            timeoutMs: config.scan.analyzerTimeoutMs,
-            maxOutputBytes: config.scan.analyzerMaxOutputBytes,
-            signal: abort.signal,
-            ...(cache ? { cache, blobs: cloned.base.blobs, commit: cloned.base.mergeBase } : {}),
-            ...(deps.analyzers ? { analyzers: deps.analyzers } : {}),
-            ...(config.scan.analyzerThreads > 0 ? { threads: config.scan.analyzerThreads } : {}),
-          }));
+        // The merge-base's stored analysis when the project has one, else an analysis of its files.
+        const before = await runAnalyzers({
+          ...analyzerRun,
+          dir: cloned.base.dir,
+          ...(cache ? { cache, blobs: cloned.base.blobs, commit: cloned.base.mergeBase } : {}),
+        });
         abort.signal.throwIfAborted();
         diff = compareWithBase(cloned.base, cloned.commit, analysis, before);
         lap("base_ms");

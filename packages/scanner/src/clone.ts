@@ -218,10 +218,7 @@ async function fetchAndCheckout(clone: Clone, repo: Layout, linkFrom?: string): 
   const branch = opts.branch ?? named ?? "HEAD";
 
   const commit = await fetchedCommit(session, repo.gitDir);
-  const entries = parseTree(await runGit(session, ["ls-tree", "-r", "-l", "-z", "--full-tree", commit], at));
-  // The transfer watcher only sees compressed bytes (a 1 GiB file of zeros packs to about
-  // 1 MiB), so the tree's real size is checked before anything is written.
-  if (entries.reduce((sum, e) => sum + e.size, 0) > opts.maxRepoBytes) throw new ScanInputError(sizeLimitMessage(opts.maxRepoBytes));
+  const entries = await listTree(session, repo.gitDir, commit, opts.maxRepoBytes);
   await runGit(session, ["checkout", "--force", "--quiet", commit, "--"], tree).catch((err: unknown) => {
     throw new CheckoutError(err instanceof Error ? err.message : String(err));
   });
@@ -229,7 +226,29 @@ async function fetchAndCheckout(clone: Clone, repo: Layout, linkFrom?: string): 
   await checkCheckout(clone.dest, opts.maxRepoBytes);
   const base = opts.baseline !== undefined ? await baseCommit(clone, repo.gitDir, opts.baseline, commit) : null;
   const lineMaps = opts.references ? await lineMapsTo(session, repo.gitDir, url, commit, await opts.references(commit, branch)) : [];
-  return { commit, branch, blobs: new Map(entries.map((e) => [e.path.toString("utf8"), e.id])), base, lineMaps };
+  return { commit, branch, blobs: blobsOf(entries), base, lineMaps };
+}
+
+/**
+ * Every entry of a commit's tree, read from the object store. The transfer watcher only sees
+ * compressed bytes (a 1 GiB file of zeros packs to about 1 MiB), so the tree's real size is
+ * checked here, before anything is written.
+ */
+async function listTree(session: GitSession, gitDir: string, commit: string, maxBytes: number): Promise<ListedEntry[]> {
+  const entries = parseTree(await runGit(session, ["ls-tree", "-r", "-l", "-z", "--full-tree", commit], { gitDir }));
+  if (entries.reduce((sum, e) => sum + e.size, 0) > maxBytes) throw new ScanInputError(sizeLimitMessage(maxBytes));
+  return entries;
+}
+
+/** path → blob id (the analysis cache's keys). */
+const blobsOf = (entries: readonly ListedEntry[]) => new Map(entries.map((e) => [e.path.toString("utf8"), e.id]));
+
+/** Whether the repository has `id` as a commit, after fetching it (shallow, by id) when it did not. */
+async function haveCommit(session: GitSession, gitDir: string, url: string, id: string): Promise<boolean> {
+  const ok = () => true;
+  const no = () => false;
+  if (await runGit(session, ["cat-file", "-e", `${id}^{commit}`], { gitDir }).then(ok, no)) return true;
+  return runGit(session, ["fetch", "--quiet", "--depth=1", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, id], { gitDir }).then(ok, no);
 }
 
 /** At most this many earlier commits are mapped: the branch's own (usually one) and four other branches'. */
@@ -245,17 +264,7 @@ async function lineMapsTo(session: GitSession, gitDir: string, url: string, comm
   const seen = new Set<string>();
   const wanted = references.filter((r) => OBJECT_ID.test(r.commit) && r.commit !== commit && !seen.has(r.commit) && seen.add(r.commit));
   for (const { commit: ref, sameBranch } of wanted.slice(0, MAX_REFERENCES)) {
-    const present = await runGit(session, ["cat-file", "-e", `${ref}^{commit}`], { gitDir }).then(
-      () => true,
-      () => false,
-    );
-    if (!present) {
-      const fetched = await runGit(session, ["fetch", "--quiet", "--depth=1", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, ref], { gitDir }).then(
-        () => true,
-        () => false,
-      );
-      if (!fetched) continue;
-    }
+    if (!(await haveCommit(session, gitDir, url, ref))) continue;
     const diff = await runGit(session, [...(sameBranch ? LINE_MAP_DIFF_ARGS : LINE_MAP_DIFF_ARGS.map((a) => (a === "--find-renames" ? "--no-renames" : a))), ref, commit, "--"], { gitDir }).catch(() => null);
     if (diff) maps.push(parseLineMap(ref, commit, diff));
   }
@@ -286,14 +295,7 @@ const MERGE_BASE_DEPTHS = [32, 224, 1792];
  */
 async function baseCommit(clone: Clone, gitDir: string, baseline: string, commit: string): Promise<BaseCommit> {
   const { session, url, opts } = clone;
-  const fetch = (extra: string[], ...ids: string[]) =>
-    runGit(session, ["fetch", "--quiet", ...extra, "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, ...ids], { gitDir });
-  const has = (id: string) => runGit(session, ["cat-file", "-e", `${id}^{commit}`], { gitDir }).then(() => true, () => false);
-  if (!(await has(baseline))) {
-    await fetch(["--depth=1"], baseline).catch(() => {
-      throw new ScanInputError(BASELINE_MISSING);
-    });
-  }
+  if (!(await haveCommit(session, gitDir, url, baseline))) throw new ScanInputError(BASELINE_MISSING);
   const mergeBase = async () => {
     const out = await runGit(session, ["merge-base", baseline, commit], { gitDir }).catch(() => null);
     const id = out?.toString("utf8").trim();
@@ -302,7 +304,7 @@ async function baseCommit(clone: Clone, gitDir: string, baseline: string, commit
   let found = await mergeBase();
   for (const depth of MERGE_BASE_DEPTHS) {
     if (found) break;
-    await fetch([`--deepen=${depth}`], commit, baseline).catch(() => undefined);
+    await runGit(session, ["fetch", "--quiet", `--deepen=${depth}`, "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, commit, baseline], { gitDir }).catch(() => undefined);
     found = await mergeBase();
   }
   if (!found) throw new ScanInputError(`The baseline commit shares no history with the scanned commit within ${MERGE_BASE_DEPTHS.reduce((a, b) => a + b, 1)} commits.`);
@@ -311,8 +313,7 @@ async function baseCommit(clone: Clone, gitDir: string, baseline: string, commit
   let entries: ListedEntry[] = [];
   if (opts.baselineDest !== undefined) {
     dir = resolve(opts.baselineDest);
-    entries = parseTree(await runGit(session, ["ls-tree", "-r", "-l", "-z", "--full-tree", found], { gitDir }));
-    if (entries.reduce((sum, e) => sum + e.size, 0) > opts.maxRepoBytes) throw new ScanInputError(sizeLimitMessage(opts.maxRepoBytes));
+    entries = await listTree(session, gitDir, found, opts.maxRepoBytes);
     const index = join(session.home, "base-index");
     const tree = { gitDir, workTree: dir, indexFile: index };
     await mkdir(dir, { recursive: true });
@@ -322,7 +323,7 @@ async function baseCommit(clone: Clone, gitDir: string, baseline: string, commit
     });
     await checkCheckout(dir, opts.maxRepoBytes);
   }
-  return { baseline, mergeBase: found, lineMap, dir, blobs: new Map(entries.map((e) => [e.path.toString("utf8"), e.id])) };
+  return { baseline, mergeBase: found, lineMap, dir, blobs: blobsOf(entries) };
 }
 
 type ListedEntry = TreeEntry & { id: string; size: number };
