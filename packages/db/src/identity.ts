@@ -3,11 +3,15 @@
  * findings are matched to the reference findings of earlier scans in stages, each stage only
  * among what the earlier ones left unmatched:
  *
+ * 0. Rule + code + enclosing declarations + surrounding lines in the same (renamed) file, where
+ *    exactly one earlier and one new finding have them: content alone says they are one.
  * 1. Git's line mapping between the two commits (diff with rename detection): the earlier
  *    finding's line, where it still exists unchanged, is where the same finding must be — same
  *    rule, same matched code, and the same enclosing declaration or surrounding lines (git
- *    aligns identical lines, and may align one with its copy in another function). This is what keeps a decision on its line when identical code is
- *    pasted above it, or when the upper of two identical lines is removed.
+ *    aligns identical lines, and may align one with its copy in another function), unless
+ *    another identical line keeps more of its surroundings. This is what keeps a decision on its
+ *    line when identical code is pasted above it, or when the upper of two identical lines is
+ *    removed.
  * 2. Rule + normalized code + enclosing declarations + surrounding lines, in the same (renamed)
  *    file, then in any file (a function moved to another file).
  * 3. Rule + code + enclosing declarations in the same file (the lines around it were edited),
@@ -16,8 +20,9 @@
  * 4. Only when git could not map the earlier commit (it is gone from the remote, or the finding
  *    predates locators): rule + code in the same file, then the old fingerprint.
  *
- * Within one group of equal keys, findings pair in the order of their lines: an occurrence
- * index is only the last tie-breaker within one context, never the identity itself.
+ * Within one group of equal keys, findings pair by the surroundings they share, then nearest to
+ * where git puts the earlier one's neighbourhood, then in the order of their lines: an
+ * occurrence index is only the last tie-breaker, never the identity itself.
  */
 import { mapLine, type CommitLineMap, type FindingLocator } from "@ax/contracts";
 
@@ -76,17 +81,23 @@ export function matchFindings(prior: readonly PriorLocatable[], next: readonly L
   // 0. The same code, between the same lines, in the same enclosing declaration and file, where
   // exactly one earlier and one new finding have it: content alone says they are one. Before
   // git's alignment, which pairs identical lines by a minimal edit, not by where they stand.
-  const unique = new Map<string, { prior: number[]; next: number[] }>();
+  /** The untaken earlier findings and the unmatched new ones, by key (new ones only under keys an earlier one has). */
+  const groupsBy = (key: (f: Locatable, file: string) => string | null, priorOk?: (i: number) => boolean) => {
+    const groups = new Map<string, { prior: number[]; next: number[] }>();
+    prior.forEach((p, i) => {
+      if (priorTaken[i] || (priorOk && !priorOk(i))) return;
+      const k = key(p, fileNow[i] as string);
+      if (k !== null) group(groups, k).prior.push(i);
+    });
+    next.forEach((n, j) => {
+      if (result[j] !== null) return;
+      const k = key(n, n.file);
+      if (k !== null && groups.has(k)) group(groups, k).next.push(j);
+    });
+    return groups.values();
+  };
   const fullKey = (f: Locatable, file: string) => (f.locator ? [f.rule_id, f.locator.code, f.locator.scope, f.locator.context, file].join("\0") : null);
-  prior.forEach((p, i) => {
-    const key = fullKey(p, fileNow[i] as string);
-    if (key !== null) group(unique, key).prior.push(i);
-  });
-  next.forEach((n, j) => {
-    const key = fullKey(n, n.file);
-    if (key !== null) group(unique, key).next.push(j);
-  });
-  for (const g of unique.values()) {
+  for (const g of groupsBy(fullKey)) {
     if (g.prior.length !== 1 || g.next.length !== 1) continue;
     result[g.next[0] as number] = g.prior[0] as number;
     priorTaken[g.prior[0] as number] = true;
@@ -112,7 +123,7 @@ export function matchFindings(prior: readonly PriorLocatable[], next: readonly L
 
   const code = (f: Locatable) => f.locator?.code ?? null;
   const stages: { key: (f: Locatable, file: string) => string | null; prior?: (i: number) => boolean }[] = [
-    { key: (f, file) => (f.locator ? [f.rule_id, f.locator.code, f.locator.scope, f.locator.context, file].join("\0") : null) },
+    { key: fullKey },
     { key: (f) => (f.locator ? [f.rule_id, f.locator.code, f.locator.scope, f.locator.context].join("\0") : null) },
     { key: (f, file) => (f.locator ? [f.rule_id, f.locator.code, f.locator.scope, file].join("\0") : null) },
     { key: (f) => (f.locator?.scope ? [f.rule_id, f.locator.code, f.locator.scope].join("\0") : null) },
@@ -120,18 +131,7 @@ export function matchFindings(prior: readonly PriorLocatable[], next: readonly L
     { key: (f) => f.fingerprint, prior: (i) => placed[i] === undefined && !prior[i]?.locator },
   ];
   for (const stage of strict ? stages.slice(0, 2) : stages) {
-    const groups = new Map<string, { prior: number[]; next: number[] }>();
-    prior.forEach((p, i) => {
-      if (priorTaken[i] || (stage.prior && !stage.prior(i))) return;
-      const key = stage.key(p, fileNow[i] as string);
-      if (key !== null) group(groups, key).prior.push(i);
-    });
-    next.forEach((n, j) => {
-      if (result[j] !== null) return;
-      const key = stage.key(n, n.file);
-      if (key !== null && groups.has(key)) group(groups, key).next.push(j);
-    });
-    for (const g of groups.values()) {
+    for (const g of groupsBy(stage.key, stage.prior)) {
       for (const [i, j] of pairGroup(g.prior, g.next)) {
         result[j] = i;
         priorTaken[i] = true;
