@@ -10,6 +10,12 @@ export type FindingStatus = (typeof FINDING_STATUSES)[number];
 export type Severity = (typeof SEVERITIES)[number];
 export type Level = (typeof LEVELS)[number];
 
+/** 0 for CRITICAL … 4 for INFO; anything else after them. */
+export function severityRank(severity: string): number {
+  const i = (SEVERITIES as readonly string[]).indexOf(severity);
+  return i === -1 ? SEVERITIES.length : i;
+}
+
 /**
  * A finding still needs attention while its status is one of these (and it is present and not
  * suppressed in the source): what a scan's counts by severity count and `ax scan --fail-on` gates on.

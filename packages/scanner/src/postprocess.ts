@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { NormalizedFinding } from "@ax/contracts";
+import { severityRank, type NormalizedFinding } from "@ax/contracts";
 import { redactSecrets } from "./analyzers/secrets-patterns";
 import { applyDataflowVerdicts } from "./dataflow/verdicts";
 import { fingerprintFindings } from "./fingerprint";
@@ -17,7 +17,6 @@ import { replacementDiff } from "./unified-diff";
 
 export { findSuppression } from "./suppressions";
 
-const SEVERITY_RANK: Record<string, number> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3, INFO: 4 };
 const CONFIDENCE_RANK: Record<string, number> = { HIGH: 0, MEDIUM: 1, LOW: 2 };
 
 export interface PostprocessStats {
@@ -131,7 +130,7 @@ function mergeAcrossAnalyzers(findings: NormalizedFinding[], analyzerOrder: stri
   for (const group of groups.values()) {
     const sorted = [...group].sort(
       (a, b) =>
-        (SEVERITY_RANK[a.severity] ?? 9) - (SEVERITY_RANK[b.severity] ?? 9) ||
+        severityRank(a.severity) - severityRank(b.severity) ||
         (CONFIDENCE_RANK[a.confidence] ?? 9) - (CONFIDENCE_RANK[b.confidence] ?? 9) ||
         order(a.analyzer) - order(b.analyzer),
     );

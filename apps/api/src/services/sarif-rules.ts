@@ -18,6 +18,7 @@
  *    differently by call), the rule takes the most severe, and its other metadata from that
  *    finding (the first by file and line among equals).
  */
+import { severityRank } from "@ax/contracts";
 import type { RuleMeta } from "@ax/rules";
 import { findingHistory, type Db, type Finding, type FindingHistory } from "@ax/db";
 
@@ -34,7 +35,6 @@ export interface RuleMetadata {
 
 /** The analyzer that runs our rule pack (packages/scanner, ast-grep-parse.ts). */
 const RULE_PACK_ANALYZER = "ast-grep";
-const RANK: Record<string, number> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3, INFO: 4 };
 
 export const ruleKey = (analyzer: string, ruleId: string) => `${analyzer}\u0000${ruleId}`;
 
@@ -84,7 +84,7 @@ async function fromFindings(own: readonly Finding[], reported: ScanTimeValues): 
   let best: { f: Finding; severity: string } | undefined;
   for (const f of candidates) {
     const severity = (await reported.of(f, "severity")) ?? f.severity;
-    if (!best || (RANK[severity] ?? 4) < (RANK[best.severity] ?? 4)) best = { f, severity };
+    if (!best || severityRank(severity) < severityRank(best.severity)) best = { f, severity };
   }
   const { f, severity } = best as { f: Finding; severity: string };
   return {
