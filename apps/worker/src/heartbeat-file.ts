@@ -25,7 +25,7 @@ const PROBE_TIMEOUT_MS = 5_000;
 export function startHeartbeatFile(file: string, intervalMs: number, probe: () => Promise<unknown>): HeartbeatFile {
   let stopped = false;
   let beats = 0;
-  const beat = async () => {
+  const once = async () => {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([probe(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("probe timed out")), Math.min(intervalMs, PROBE_TIMEOUT_MS))))]);
@@ -42,6 +42,9 @@ export function startHeartbeatFile(file: string, intervalMs: number, probe: () =
       clearTimeout(timer);
     }
   };
+  // One beat at a time, in order: a slow good beat must not land after a later one that failed.
+  let last: Promise<boolean> = Promise.resolve(true);
+  const beat = () => (last = last.then(once, once));
   const timer = setInterval(() => void beat(), intervalMs);
   timer.unref();
   void beat();
