@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { renderApiMarkdown } from "../apps/api/src/api-docs";
+import { renderApiMarkdown } from "@ax/api-server";
 
 fs.writeFileSync(new URL("../docs/api.md", import.meta.url), renderApiMarkdown());
 process.stdout.write("wrote docs/api.md\n");

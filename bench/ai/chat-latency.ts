@@ -14,7 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLogger } from "@ax/logger";
 import { createTestStack } from "@ax/testkit";
-import { startApi } from "../../apps/api/src/runtime";
+import { startApi } from "@ax/api-server";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const START = "<!-- ai:chat-bench:start -->";

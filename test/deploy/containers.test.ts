@@ -91,7 +91,7 @@ describe("docker-compose.yml", () => {
 
   it("probes the API's readiness route", () => {
     expect(compose.services.api?.healthcheck?.test.join(" ")).toContain("/api/v2/health/ready");
-    expect(read("apps/api/src/routes/health.ts")).toMatch(/path: "\/health\/ready"/);
+    expect(read("packages/api-server/src/routes/health.ts")).toMatch(/path: "\/health\/ready"/);
   });
 });
 

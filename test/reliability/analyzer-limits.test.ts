@@ -5,8 +5,8 @@
 import fs from "node:fs";
 import type { AnalyzerRun } from "@ax/contracts";
 import { makeGitRepo, waitFor } from "@ax/testkit";
-import { startWorker } from "@ax/worker";
-import { createApiHarness, type ApiHarness } from "../../apps/api/src/test-support";
+import { startWorker } from "@ax/scan-worker";
+import { createApiHarness, type ApiHarness } from "@ax/testkit/api";
 import { expectSameAsReference, installStateAudit, scanOutcome, waitForEnd } from "./support/audit";
 import { submitScan } from "./support/fleet";
 import { pidsWithMarker } from "./support/processes";

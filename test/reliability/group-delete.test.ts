@@ -7,7 +7,7 @@ import { sql } from "kysely";
 import request from "supertest";
 import { SCAN_QUEUE } from "@ax/contracts";
 import { makeGitRepo, waitFor } from "@ax/testkit";
-import { createApiHarness, type ApiHarness } from "../../apps/api/src/test-support";
+import { createApiHarness, type ApiHarness } from "@ax/testkit/api";
 import { countReferencing, foreignKeysTo } from "./support/audit";
 import { submitScan } from "./support/fleet";
 import { pidsWithMarker } from "./support/processes";

@@ -12,7 +12,7 @@ import { bootstrap, migrate, openDatabase, type BootstrapResult, type DbHandle }
 import { createLogger } from "@ax/logger";
 import { JobQueue, producerConnection } from "@ax/queue";
 import { makeGitRepo, testConfig, testQueuePrefix, waitFor } from "@ax/testkit";
-import { buildApp } from "../../apps/api/src/app";
+import { buildApp } from "@ax/api-server";
 import { expectSameAsReference, installStateAudit, scanOutcome, waitForEnd } from "./support/audit";
 import { Fleet, submitScan } from "./support/fleet";
 import { PrivatePostgres, type StopMode } from "./support/postgres-cluster";

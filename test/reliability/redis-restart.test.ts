@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import request from "supertest";
 import { makeGitRepo, waitFor } from "@ax/testkit";
-import { createApiHarness, type ApiHarness } from "../../apps/api/src/test-support";
+import { createApiHarness, type ApiHarness } from "@ax/testkit/api";
 import { expectSameAsReference, installStateAudit, scanOutcome, waitForEnd } from "./support/audit";
 import { Fleet, submitScan } from "./support/fleet";
 import { PrivateRedis } from "./support/redis-server";

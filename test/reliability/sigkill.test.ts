@@ -4,7 +4,7 @@
 // for a while so the kill lands in cloning, analyzing or storing.
 import fs from "node:fs";
 import { makeGitRepo, waitFor } from "@ax/testkit";
-import { createApiHarness, type ApiHarness } from "../../apps/api/src/test-support";
+import { createApiHarness, type ApiHarness } from "@ax/testkit/api";
 import { expectSameAsReference, installStateAudit, scanOutcome, waitForEnd } from "./support/audit";
 import { Fleet, submitScan } from "./support/fleet";
 import { killPids, pidsWithMarker } from "./support/processes";

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import { SCAN_QUEUE } from "@ax/contracts";
 import { commitFiles, makeGitRepo, waitFor } from "@ax/testkit";
-import { createApiHarness, type ApiHarness } from "../../apps/api/src/test-support";
+import { createApiHarness, type ApiHarness } from "@ax/testkit/api";
 import { expectSameAsReference, installStateAudit, scanOutcome, waitForEnd } from "./support/audit";
 import { Fleet, submitScan } from "./support/fleet";
 import { pidsWithMarker } from "./support/processes";

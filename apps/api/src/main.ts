@@ -1,8 +1,8 @@
 import { ConfigError, loadConfig } from "@ax/config";
 import { migrate, openDatabase } from "@ax/db";
 import { child, createLogger } from "@ax/logger";
-import { onShutdown } from "@ax/worker";
-import { StartupError, startApi } from "./runtime";
+import { onShutdown } from "@ax/lifecycle";
+import { StartupError, startApi } from "@ax/api-server";
 
 /** The API process (npm run start:api): HTTP only, produces jobs, never clones or analyzes. */
 async function main() {

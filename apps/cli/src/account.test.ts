@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { addMember, createToken, createUser } from "@ax/db";
 import { tmpDir } from "@ax/testkit";
-import { closedPort, startCliHarness, type AxResult, type CliHarness } from "./test-support";
+import { closedPort, startCliHarness, type AxResult, type CliHarness } from "../test/cli-harness";
 
 let h: CliHarness;
 const results: AxResult[] = [];

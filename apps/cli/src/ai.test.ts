@@ -1,12 +1,12 @@
 // `ax review` and `ax chat` against the real API. The service answers with its shipped
 // offline review model and chat answerers, except in the last block: FAKE THERE, an
-// OpenAI-compatible model server (packages/ai/src/provider/fake-openai-server.ts, the one
+// OpenAI-compatible model server (packages/testkit/src/fake-openai-server.ts, the one
 // fake the project allows) whose paced deltas show that `ax chat` prints as the answer streams.
 import fs from "node:fs";
 import path from "node:path";
 import { tmpDir } from "@ax/testkit";
-import { startFakeOpenAiServer, type FakeOpenAiServer } from "../../../packages/ai/src/provider/fake-openai-server";
-import { FIXTURES, startCliHarness, type CliHarness } from "./test-support";
+import { startFakeOpenAiServer, type FakeOpenAiServer } from "@ax/testkit/fake-openai-server";
+import { FIXTURES, startCliHarness, type CliHarness } from "../test/cli-harness";
 
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 

@@ -3,7 +3,7 @@
 // Before, the CLI recounted the listed findings, and its FINDINGS column took in rows the
 // scan's counts leave out (suppressed in the source, closed by triage, fixed since).
 import { commitFiles, makeGitRepo } from "@ax/testkit";
-import { fixture, startCliHarness, type CliHarness } from "./test-support";
+import { fixture, startCliHarness, type CliHarness } from "../test/cli-harness";
 
 let h: CliHarness;
 beforeAll(async () => {

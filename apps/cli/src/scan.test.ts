@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { makeGitRepo } from "@ax/testkit";
-import { fixture, startCliHarness, type CliHarness } from "./test-support";
+import { fixture, startCliHarness, type CliHarness } from "../test/cli-harness";
 
 interface FindingJson {
   finding_id: string;

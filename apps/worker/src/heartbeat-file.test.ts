@@ -8,7 +8,7 @@ import { openDatabase, pingDb, type DbHandle } from "@ax/db";
 import { createLogger } from "@ax/logger";
 import { createTestDatabase, createTestStack, tmpDir, type TestDatabase } from "@ax/testkit";
 import { heartbeatPath, startHeartbeatFile } from "./heartbeat-file";
-import { startWorker } from "./worker";
+import { startWorker } from "@ax/scan-worker";
 
 const HEALTHCHECK = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../bin/healthcheck.js");
 let database: TestDatabase;

@@ -3,8 +3,8 @@ import { migrate, openDatabase } from "@ax/db";
 import { child, createLogger } from "@ax/logger";
 import { reportMissingAnalyzers } from "@ax/scanner";
 import { heartbeatPath, startHeartbeatFile } from "./heartbeat-file";
-import { onShutdown } from "./shutdown";
-import { startWorker } from "./worker";
+import { onShutdown } from "@ax/lifecycle";
+import { startWorker } from "@ax/scan-worker";
 
 /** The scan worker process (npm run start:worker). Needs a PostgreSQL server: PGlite is one process. */
 async function main() {

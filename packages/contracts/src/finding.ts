@@ -35,7 +35,7 @@ export const STATUS_COUNT_KEYS = {
   FIXED: "marked_fixed",
 } as const satisfies Record<FindingStatus, string>;
 
-/** Every key of a scan's counts (docs: COUNTS_DESCRIPTION in apps/api/src/http/schemas.ts). */
+/** Every key of a scan's counts (docs: COUNTS_DESCRIPTION in packages/api-server/src/http/schemas.ts). */
 export const SCAN_COUNT_KEYS = [...SEVERITIES, "total", "new", "fixed", "suppressed", "introduced", ...Object.values(STATUS_COUNT_KEYS)] as const;
 export type ScanCountKey = (typeof SCAN_COUNT_KEYS)[number];
 

@@ -1,5 +1,5 @@
 // The matching stages of identity.ts on hand-made findings and line maps (the end-to-end cases,
-// with real git and analyzers, are in apps/worker/src/identity.test.ts).
+// with real git and analyzers, are in packages/scan-worker/src/identity.test.ts).
 import type { CommitLineMap, FindingLocator } from "@ax/contracts";
 import { matchFindings, type Locatable, type PriorLocatable } from "./identity";
 

@@ -11,7 +11,7 @@ import type { Analyzer } from "./analyzers/types";
 import { MemoryAnalysisCache } from "./cache";
 import { checkoutRepository } from "./clone";
 import { runAnalyzers } from "./run";
-import { git, makeRepo, removeDir, tempDir } from "./test-support/git-fixtures";
+import { git, makeRepo, removeDir, tempDir } from "../test/git-fixtures";
 import { withWorkspace } from "./workspace";
 
 let root: string;

@@ -14,7 +14,7 @@ import { ScanInputError } from "./errors";
 import { mapCloneError } from "./git/clone-errors";
 import { GitCommandError } from "./git/run";
 import { gitErrorText } from "./git/stderr";
-import { git, makeRepo, removeDir, tempDir } from "./test-support/git-fixtures";
+import { git, makeRepo, removeDir, tempDir } from "../test/git-fixtures";
 
 const CORRUPT = "The repository could not be fetched: the server's copy is missing objects or has corrupt ones (its owner can check it with `git fsck`).";
 

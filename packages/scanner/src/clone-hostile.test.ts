@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { cloneRepository } from "./clone";
 import { ScanInputError } from "./errors";
 import { hardenedGitConfig } from "./git/hardening";
-import { git, makeRepo, removeDir, tempDir } from "./test-support/git-fixtures";
+import { git, makeRepo, removeDir, tempDir } from "../test/git-fixtures";
 
 let root: string;
 beforeAll(() => (root = tempDir()));

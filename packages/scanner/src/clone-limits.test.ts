@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { cloneRepository } from "./clone";
 import { ScanAbortedError, ScanInputError, ScanTimeoutError } from "./errors";
 import { receivedBytes } from "./git/clone-progress";
-import { makeRepo, removeDir, tempDir } from "./test-support/git-fixtures";
+import { makeRepo, removeDir, tempDir } from "../test/git-fixtures";
 import { withWorkspace } from "./workspace";
 
 const MIB = 1024 * 1024;

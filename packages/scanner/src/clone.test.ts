@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cloneRepository, remoteCommit, type CloneOptions } from "./clone";
 import { ScanInputError } from "./errors";
-import { commitFiles, git, makeRepo, removeDir, tempDir } from "./test-support/git-fixtures";
+import { commitFiles, git, makeRepo, removeDir, tempDir } from "../test/git-fixtures";
 
 const MIB = 1024 * 1024;
 let root: string;

@@ -27,7 +27,7 @@ import {
   connectionRecorder, fastImportCommit, gitIn, hashBlob, initRepo, loopbackHostsName, mktreeCommit, removeTree, walk, writeZeroBlob, type TreeEntry,
 } from "./hostile-fixtures";
 import { runAnalyzers, type RunAnalyzersResult } from "./run";
-import { tempDir } from "./test-support/git-fixtures";
+import { tempDir } from "../test/git-fixtures";
 import { withWorkspace } from "./workspace";
 
 const MIB = 1024 * 1024;

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { checkoutRepository, type CloneOptions } from "./clone";
 import { ScanInputError } from "./errors";
 import { claimKeptRepo, discardKeptRepo } from "./kept-repo";
-import { commitFiles, git, makeRepo, removeDir, tempDir } from "./test-support/git-fixtures";
+import { commitFiles, git, makeRepo, removeDir, tempDir } from "../test/git-fixtures";
 
 const MIB = 1024 * 1024;
 let root: string;

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { mkdirSync, writeFileSync, symlinkSync } from "node:fs";
 import { detectLanguages, languageOfShebang } from "./languages";
-import { removeDir, tempDir } from "./test-support/git-fixtures";
+import { removeDir, tempDir } from "../test/git-fixtures";
 
 let root: string;
 beforeAll(() => (root = tempDir()));

@@ -9,7 +9,7 @@ import { MemoryAnalysisCache } from "./cache";
 import { checkoutRepository } from "./clone";
 import { runAnalyzers } from "./run";
 import { selectFiles } from "./selection";
-import { tempDir } from "./test-support/git-fixtures";
+import { tempDir } from "../test/git-fixtures";
 import { replacementDiff } from "./unified-diff";
 
 function tree(files: Record<string, string>): string {

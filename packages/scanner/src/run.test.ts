@@ -13,8 +13,8 @@ import { cloneRepository } from "./clone";
 import { isAbortError } from "./errors";
 import { MemoryAnalysisCache } from "./cache";
 import { runAnalyzers } from "./run";
-import { astGrepBinaryPath, writeFixtureRulePack } from "./test-support/ast-grep-fixture";
-import { commitFiles, makeRepo, removeDir, tempDir } from "./test-support/git-fixtures";
+import { astGrepBinaryPath, writeFixtureRulePack } from "../test/ast-grep-fixture";
+import { commitFiles, makeRepo, removeDir, tempDir } from "../test/git-fixtures";
 import { withWorkspace } from "./workspace";
 
 let root: string;

@@ -1,7 +1,7 @@
 import { existsSync, statSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { withWorkspace } from "./workspace";
-import { removeDir, tempDir } from "./test-support/git-fixtures";
+import { removeDir, tempDir } from "../test/git-fixtures";
 
 let base: string;
 beforeAll(() => (base = join(tempDir(), "workspaces")));

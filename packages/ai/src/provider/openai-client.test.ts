@@ -1,10 +1,10 @@
 /**
- * Runs against fake-openai-server.ts, a FAKE of a model server: the one fake this project
+ * Runs against packages/testkit/src/fake-openai-server.ts, a FAKE of a model server: the one fake this project
  * allows, because no LLM server can run in the test environment (STYLE.md, principle 8). The client
  * still talks real HTTP over loopback, so timeouts, retries and disconnects are real.
  */
 import { createOpenAiClient, type OpenAiClientOptions, type RetryInfo } from "./openai-client";
-import { startFakeOpenAiServer, type FakeOpenAiServer } from "./fake-openai-server";
+import { startFakeOpenAiServer, type FakeOpenAiServer } from "@ax/testkit/fake-openai-server";
 import { ProviderError, type CompletionRequest } from "./types";
 
 const SECRET = "sk-test-7f3a9c-do-not-leak";

@@ -4,9 +4,9 @@ import type { NormalizedFinding } from "@ax/contracts";
 import { astGrepAnalyzer, ruleConfigFor } from "./ast-grep";
 import { loadRulePack } from "./rule-pack";
 import { AnalyzerFailedError, AnalyzerOutputLimitError, AnalyzerUnavailableError, type AnalyzerContext } from "./types";
-import { astGrepBinaryPath, writeFixtureRulePack } from "../test-support/ast-grep-fixture";
-import { analyzerContext, writeCheckout } from "../test-support/analyzer-fixture";
-import { removeDir, tempDir } from "../test-support/git-fixtures";
+import { astGrepBinaryPath, writeFixtureRulePack } from "../../test/ast-grep-fixture";
+import { analyzerContext, writeCheckout } from "../../test/analyzer-fixture";
+import { removeDir, tempDir } from "../../test/git-fixtures";
 
 let root: string;
 let configPath: string;

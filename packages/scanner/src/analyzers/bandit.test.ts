@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { banditAnalyzer } from "./bandit";
 import { AnalyzerOutputLimitError, AnalyzerUnavailableError, type AnalyzerContext } from "./types";
-import { analyzerContext, requireTool, writeCheckout } from "../test-support/analyzer-fixture";
-import { removeDir, tempDir } from "../test-support/git-fixtures";
+import { analyzerContext, requireTool, writeCheckout } from "../../test/analyzer-fixture";
+import { removeDir, tempDir } from "../../test/git-fixtures";
 
 let root: string;
 beforeAll(() => {

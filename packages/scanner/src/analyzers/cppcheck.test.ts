@@ -2,8 +2,8 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { cppcheckAnalyzer, parseCppcheckXml } from "./cppcheck";
 import { AnalyzerOutputLimitError, AnalyzerUnavailableError, type AnalyzerContext } from "./types";
-import { analyzerContext, requireTool, writeCheckout } from "../test-support/analyzer-fixture";
-import { removeDir, tempDir } from "../test-support/git-fixtures";
+import { analyzerContext, requireTool, writeCheckout } from "../../test/analyzer-fixture";
+import { removeDir, tempDir } from "../../test/git-fixtures";
 
 let root: string;
 beforeAll(() => {

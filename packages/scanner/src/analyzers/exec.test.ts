@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { ScanAbortedError } from "../errors";
 import { chunkFiles, concurrencyFor, runTool, runToolOnFiles, safeFileArg, type ToolCommand } from "./exec";
 import { AnalyzerFailedError, AnalyzerTimeoutError, AnalyzerUnavailableError, type AnalyzerContext } from "./types";
-import { analyzerContext } from "../test-support/analyzer-fixture";
-import { removeDir, tempDir } from "../test-support/git-fixtures";
+import { analyzerContext } from "../../test/analyzer-fixture";
+import { removeDir, tempDir } from "../../test/git-fixtures";
 
 let root: string;
 beforeAll(() => {

@@ -2,8 +2,8 @@ import { join } from "node:path";
 import { flawfinderAnalyzer, flawfinderCwes, parseCsvRecords } from "./flawfinder";
 import { sanitizeUtf8 } from "./utf8-inputs";
 import { AnalyzerOutputLimitError, AnalyzerUnavailableError, type AnalyzerContext } from "./types";
-import { analyzerContext, requireTool, writeCheckout } from "../test-support/analyzer-fixture";
-import { removeDir, tempDir } from "../test-support/git-fixtures";
+import { analyzerContext, requireTool, writeCheckout } from "../../test/analyzer-fixture";
+import { removeDir, tempDir } from "../../test/git-fixtures";
 
 let root: string;
 beforeAll(() => {

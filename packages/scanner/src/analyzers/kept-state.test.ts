@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { withKeptDir } from "./kept-state";
-import { removeDir, tempDir } from "../test-support/git-fixtures";
+import { removeDir, tempDir } from "../../test/git-fixtures";
 
 let root: string;
 beforeAll(() => {

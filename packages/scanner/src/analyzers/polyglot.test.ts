@@ -5,9 +5,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runAnalyzers } from "../run";
 import { defaultAnalyzers } from "./registry";
-import { astGrepBinaryPath, writeFixtureRulePack } from "../test-support/ast-grep-fixture";
-import { requireTool, writeCheckout } from "../test-support/analyzer-fixture";
-import { removeDir, tempDir } from "../test-support/git-fixtures";
+import { astGrepBinaryPath, writeFixtureRulePack } from "../../test/ast-grep-fixture";
+import { requireTool, writeCheckout } from "../../test/analyzer-fixture";
+import { removeDir, tempDir } from "../../test/git-fixtures";
 
 let root: string;
 beforeAll(() => {

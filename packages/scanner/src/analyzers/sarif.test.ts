@@ -4,8 +4,8 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseSarif, parseSarifToolsConfig, sarifAnalyzer } from "./sarif";
 import { AnalyzerFailedError, AnalyzerOutputLimitError, AnalyzerUnavailableError, type AnalyzerContext } from "./types";
-import { analyzerContext, writeCheckout } from "../test-support/analyzer-fixture";
-import { removeDir, tempDir } from "../test-support/git-fixtures";
+import { analyzerContext, writeCheckout } from "../../test/analyzer-fixture";
+import { removeDir, tempDir } from "../../test/git-fixtures";
 
 let root: string;
 let script: string;

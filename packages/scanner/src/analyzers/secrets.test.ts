@@ -5,8 +5,8 @@ import type { NormalizedFinding } from "@ax/contracts";
 import { secretsAnalyzer } from "./secrets";
 import { isGenericSecretValue, isPlaceholder, redactSecrets, secretNameKind, shannonEntropy } from "./secrets-patterns";
 import { AnalyzerOutputLimitError, type AnalyzerContext } from "./types";
-import { analyzerContext, writeCheckout } from "../test-support/analyzer-fixture";
-import { removeDir, tempDir } from "../test-support/git-fixtures";
+import { analyzerContext, writeCheckout } from "../../test/analyzer-fixture";
+import { removeDir, tempDir } from "../../test/git-fixtures";
 
 let root: string;
 beforeAll(() => {

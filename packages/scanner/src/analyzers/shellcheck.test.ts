@@ -3,8 +3,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { shellcheckAnalyzer } from "./shellcheck";
 import { AnalyzerOutputLimitError, AnalyzerUnavailableError, type AnalyzerContext } from "./types";
-import { analyzerContext, requireTool, writeCheckout } from "../test-support/analyzer-fixture";
-import { removeDir, tempDir } from "../test-support/git-fixtures";
+import { analyzerContext, requireTool, writeCheckout } from "../../test/analyzer-fixture";
+import { removeDir, tempDir } from "../../test/git-fixtures";
 
 let root: string;
 beforeAll(() => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { defaultAnalyzers } from "../analyzers/registry";
 import { ScanAbortedError } from "../errors";
 import { runAnalyzers } from "../run";
-import { removeDir, tempDir } from "../test-support/git-fixtures";
+import { removeDir, tempDir } from "../../test/git-fixtures";
 import { analyzeCheckout, dataflowAnalyzer, forgetKeptAnalyses, keptAnalyses } from "./analyzer";
 
 const SERVLET = (n: number) => `package app;

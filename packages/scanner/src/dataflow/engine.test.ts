@@ -10,7 +10,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { removeDir, tempDir } from "../test-support/git-fixtures";
+import { removeDir, tempDir } from "../../test/git-fixtures";
 import { analyzeModules } from "./engine";
 import type { ModuleIR } from "./ir";
 import { LOWERERS, SPECS } from "./languages";

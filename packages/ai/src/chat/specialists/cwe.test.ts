@@ -7,7 +7,7 @@ import { warmCweCatalog } from "../../knowledge/cwe-catalog";
 import type { ModelProvider } from "../../provider/types";
 import type { SpecialistContext } from "../types";
 import { cweSpecialist } from "./cwe";
-import { answerLines, CannedModel, knowledgeContext } from "./test-support";
+import { answerLines, CannedModel, knowledgeContext } from "../../../test/specialist-support";
 
 function context(prompt: string, cweIds: string[] = [], model?: ModelProvider): SpecialistContext {
   return knowledgeContext({ specialist: "cwe", cweIds, score: 1 }, prompt, model);

@@ -3,7 +3,7 @@
 import type { ChatTurn, ModelProvider } from "../../provider/types";
 import type { ChatDataSource, FindingSummary, Route, ScanSummary, SpecialistContext } from "../types";
 import { findingsSpecialist } from "./findings";
-import { answerLines, tenantContext } from "./test-support";
+import { answerLines, tenantContext } from "../../../test/specialist-support";
 
 const SCAN = "11111111-1111-4111-8111-111111111111";
 const OLD = "22222222-2222-4222-8222-222222222222";

@@ -3,7 +3,7 @@
 import type { ChatTurn, ModelProvider } from "../../provider/types";
 import type { ChatDataSource, FindingSummary, HistoryTurn, Route, SpecialistContext } from "../types";
 import { remediationSpecialist } from "./remediation";
-import { answerLines, tenantContext } from "./test-support";
+import { answerLines, tenantContext } from "../../../test/specialist-support";
 
 const SCAN = "11111111-1111-4111-8111-111111111111";
 const F1 = "aaaaaaaa-0000-4000-8000-000000000001";
