@@ -42,7 +42,13 @@ function ask(port: number, token: string, prompt: string, session: string): Prom
     let firstLineMs = -1;
     let buffered = "";
     const req = httpRequest(
-      { host: "127.0.0.1", port, method: "POST", path: "/api/v2/ai/chatbot", headers: { "Content-Type": "application/json", "X-AX-KEY": token } },
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/api/v2/ai/chatbot",
+        headers: { "Content-Type": "application/json", "X-AX-KEY": token },
+      },
       (res) => {
         if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
         res.setEncoding("utf8");
@@ -50,7 +56,9 @@ function ask(port: number, token: string, prompt: string, session: string): Prom
           buffered += chunk;
           if (firstLineMs < 0 && /\S[^\n]*\n/.test(buffered)) firstLineMs = performance.now() - started;
         });
-        res.on("end", () => resolvePromise({ firstLineMs, totalMs: performance.now() - started, specialist: String(res.headers["x-ai-specialist"]) }));
+        res.on("end", () =>
+          resolvePromise({ firstLineMs, totalMs: performance.now() - started, specialist: String(res.headers["x-ai-specialist"]) }),
+        );
       },
     );
     req.on("error", reject);
@@ -79,8 +87,12 @@ async function main(): Promise<void> {
       const routed = [...new Set(timings.map((t) => t.specialist))].join(", ");
       const first = timings.map((t) => t.firstLineMs).sort((a, b) => a - b);
       const total = timings.map((t) => t.totalMs).sort((a, b) => a - b);
-      rows.push(`| ${prompt} | ${routed} | ${pct(first, 0.5).toFixed(1)} | ${pct(first, 0.95).toFixed(1)} | ${pct(total, 0.5).toFixed(1)} | ${pct(first, 0.95) <= TARGET_MS ? "yes" : "**no**"} |`);
-      process.stderr.write(`[bench:chat] ${specialist}: first line p50 ${pct(first, 0.5).toFixed(1)} ms, p95 ${pct(first, 0.95).toFixed(1)} ms\n`);
+      rows.push(
+        `| ${prompt} | ${routed} | ${pct(first, 0.5).toFixed(1)} | ${pct(first, 0.95).toFixed(1)} | ${pct(total, 0.5).toFixed(1)} | ${pct(first, 0.95) <= TARGET_MS ? "yes" : "**no**"} |`,
+      );
+      process.stderr.write(
+        `[bench:chat] ${specialist}: first line p50 ${pct(first, 0.5).toFixed(1)} ms, p95 ${pct(first, 0.95).toFixed(1)} ms\n`,
+      );
     }
   } finally {
     await api.close();

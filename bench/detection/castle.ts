@@ -46,7 +46,10 @@ function sourcesOf(f: CastleFinding): { analyzer: string; rule_id: string }[] {
 
 const empty = (): CastleCounts => ({ vulnerable: 0, safe: 0, tp: 0, tpAnyLine: 0, fp: 0, fpFindings: 0, findings: 0 });
 
-function count(tests: readonly CastleTest[], findings: readonly CastleFinding[]): CastleCounts & { detected: string[]; flaggedSafe: string[] } {
+function count(
+  tests: readonly CastleTest[],
+  findings: readonly CastleFinding[],
+): CastleCounts & { detected: string[]; flaggedSafe: string[] } {
   const byFile = new Map<string, CastleFinding[]>();
   for (const f of findings) byFile.set(f.file, [...(byFile.get(f.file) ?? []), f]);
   const c = { ...empty(), detected: [] as string[], flaggedSafe: [] as string[] };
@@ -78,7 +81,14 @@ export function scoreCastle(tests: readonly CastleTest[], findings: readonly Cas
   const { detected, flaggedSafe, ...total } = count(tests, findings);
   const perCwe: Record<string, CastleCounts> = {};
   for (const cwe of [...new Set(tests.map((t) => t.cwe))].sort((a, b) => a - b)) {
-    const { detected: _d, flaggedSafe: _f, ...c } = count(tests.filter((t) => t.cwe === cwe), findings);
+    const {
+      detected: _d,
+      flaggedSafe: _f,
+      ...c
+    } = count(
+      tests.filter((t) => t.cwe === cwe),
+      findings,
+    );
     perCwe[`CWE-${cwe}`] = c;
   }
   const perAnalyzer: Record<string, CastleCounts> = {};

@@ -21,18 +21,22 @@ const READERS: Record<string, string[]> = {
   "ai:data": ["juliet-java-1.2.tar.gz", "castle-c250.json", "juliet-c-1.3.tar.gz"],
 };
 
-it.each(Object.entries(READERS))("npm run %s says which datasets are missing and how to set DATASETS_DIR", async (name, files) => {
-  const command = scripts[name];
-  expect(command).toMatch(/^node --import tsx \S+\.ts/);
-  const [, ...args] = command!.split(" ");
-  const empty = tmpDir("ax-no-datasets-");
-  const result = await run(process.execPath, args, { cwd: repoRoot, env: { ...process.env, DATASETS_DIR: empty }, timeout: 60_000 }).then(
-    () => ({ code: 0, stderr: "" }),
-    (err: { code: number; stderr: string }) => err,
-  );
-  expect(result.code).toBe(2);
-  const lines = result.stderr.trim().split("\n");
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toContain(`${name}: the labeled datasets ${files.join(", ")} are not in DATASETS_DIR=${empty}.`);
-  expect(lines[0]).toContain(`DATASETS_DIR=/path/to/datasets npm run ${name}`);
-}, 90_000);
+it.each(Object.entries(READERS))(
+  "npm run %s says which datasets are missing and how to set DATASETS_DIR",
+  async (name, files) => {
+    const command = scripts[name];
+    expect(command).toMatch(/^node --import tsx \S+\.ts/);
+    const [, ...args] = command!.split(" ");
+    const empty = tmpDir("ax-no-datasets-");
+    const result = await run(process.execPath, args, { cwd: repoRoot, env: { ...process.env, DATASETS_DIR: empty }, timeout: 60_000 }).then(
+      () => ({ code: 0, stderr: "" }),
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`${name}: the labeled datasets ${files.join(", ")} are not in DATASETS_DIR=${empty}.`);
+    expect(lines[0]).toContain(`DATASETS_DIR=/path/to/datasets npm run ${name}`);
+  },
+  90_000,
+);

@@ -30,7 +30,9 @@ export function requireDatasets(command: string, files: readonly string[]): stri
   const dir = datasetsDir();
   const missing = files.filter((f) => !existsSync(join(dir, f)));
   if (missing.length === 0) return dir;
-  const where = process.env.DATASETS_DIR ? `DATASETS_DIR=${dir}` : `${dir} (DATASETS_DIR is unset; the default is ../shared/datasets beside the checkout)`;
+  const where = process.env.DATASETS_DIR
+    ? `DATASETS_DIR=${dir}`
+    : `${dir} (DATASETS_DIR is unset; the default is ../shared/datasets beside the checkout)`;
   process.stderr.write(
     `${command}: the labeled datasets ${missing.join(", ")} are not in ${where}. Set DATASETS_DIR to the folder that holds them: DATASETS_DIR=/path/to/datasets npm run ${command}\n`,
   );
@@ -41,16 +43,22 @@ export async function unpack(archive: string, dest: string): Promise<void> {
   if (!existsSync(archive)) throw new Error(`Dataset not found: ${archive}`);
   await mkdir(dest, { recursive: true });
   await new Promise<void>((resolve, reject) => {
-    const child = spawn("tar", ["-xzf", archive, "-C", dest, "--no-same-owner", "--no-same-permissions"], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn("tar", ["-xzf", archive, "-C", dest, "--no-same-owner", "--no-same-permissions"], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`tar -xzf ${archive} failed (${code}): ${stderr.slice(0, 500)}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`tar -xzf ${archive} failed (${code}): ${stderr.slice(0, 500)}`)),
+    );
   });
 }
 
 export async function sha256File(path: string): Promise<string> {
-  return createHash("sha256").update(await readFile(path)).digest("hex");
+  return createHash("sha256")
+    .update(await readFile(path))
+    .digest("hex");
 }
 
 export interface CastleTest {

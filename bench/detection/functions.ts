@@ -113,9 +113,7 @@ export async function indexDeclarations(dir: string, language: SourceLanguage, f
 /** The declarations that contain `line`, innermost first. */
 export function enclosing(decls: readonly Declaration[] | undefined, line: number): Declaration[] {
   if (!decls) return [];
-  return decls
-    .filter((d) => d.startLine <= line && line <= d.endLine)
-    .sort((a, b) => b.startLine - a.startLine || a.endLine - b.endLine);
+  return decls.filter((d) => d.startLine <= line && line <= d.endLine).sort((a, b) => b.startLine - a.startLine || a.endLine - b.endLine);
 }
 
 function runAstGrep(cwd: string, rules: string, paths: string[], onLine: (line: string) => void): Promise<void> {

@@ -126,10 +126,17 @@ describe("Juliet scoring rules", () => {
   it("names flows and test cases like Juliet", () => {
     expect(testCaseOf("x/CWE78_OS_Command_Injection__Environment_51a.java")).toBe("CWE78_OS_Command_Injection__Environment_51");
     expect(testCaseOf("x/CWE78_OS_Command_Injection__Environment_81_goodG2B.java")).toBe("CWE78_OS_Command_Injection__Environment_81");
-    expect(testCaseOf("x/CWE121_Stack_Based_Buffer_Overflow__CWE129_fgets_01.c")).toBe("CWE121_Stack_Based_Buffer_Overflow__CWE129_fgets_01");
+    expect(testCaseOf("x/CWE121_Stack_Based_Buffer_Overflow__CWE129_fgets_01.c")).toBe(
+      "CWE121_Stack_Based_Buffer_Overflow__CWE129_fgets_01",
+    );
     expect(testCaseOf("x/Main.java")).toBeNull();
     expect(["badSink", "bad_source", "helperBad"].map((n) => flowOfName(n, "java"))).toEqual(["bad", "bad", "bad"]);
-    expect(["goodG2B1Source", "goodB2G2Sink", "good1", "goodG2B1_source"].map((n) => flowOfName(n, "java"))).toEqual(["goodG2B1", "goodB2G2", "good1", "goodG2B1"]);
+    expect(["goodG2B1Source", "goodB2G2Sink", "good1", "goodG2B1_source"].map((n) => flowOfName(n, "java"))).toEqual([
+      "goodG2B1",
+      "goodB2G2",
+      "good1",
+      "goodG2B1",
+    ]);
     expect(flowOfName("CWE121_Stack_Based_Buffer_Overflow__CWE129_fgets_52b_badSink", "c")).toBe("bad");
     expect(flowOfName("CWE121_Stack_Based_Buffer_Overflow__CWE129_fgets_01_good", "c")).toBe("good");
     expect(flowOfName("main", "c")).toBeNull();
@@ -144,7 +151,14 @@ describe("CASTLE scoring", () => {
       { name: "CASTLE-1-2.c", id: "1-2", cwe: 1, vulnerable: true, lines: [9], code: "" },
       { name: "CASTLE-1-3.c", id: "1-3", cwe: 1, vulnerable: false, lines: [], code: "" },
     ];
-    const f = (file: string, start: number, end = start) => ({ analyzer: "a", rule_id: "r", cwe_id: null, file, start_line: start, end_line: end });
+    const f = (file: string, start: number, end = start) => ({
+      analyzer: "a",
+      rule_id: "r",
+      cwe_id: null,
+      file,
+      start_line: start,
+      end_line: end,
+    });
     const result = scoreCastle(tests, [f("CASTLE-1-1.c", 4, 6), f("CASTLE-1-2.c", 2), f("CASTLE-1-3.c", 1), f("CASTLE-1-3.c", 3)]);
     expect(result).toMatchObject({ vulnerable: 2, safe: 1, tp: 1, tpAnyLine: 2, fp: 1, fpFindings: 2, findings: 4 });
     expect(result.perRule).toEqual({ "a:r": { tp: 1, fp: 1 } });

@@ -291,5 +291,11 @@ export function average(rows: readonly CweResult[]): Averages {
   const fp = sum((r) => r.fp);
   const tpr = bad > 0 ? tp / bad : 0;
   const fpr = good > 0 ? fp / good : 0;
-  return { cwes: n, tpr: mean((r) => r.tpr), fpr: mean((r) => r.fpr), score: mean((r) => r.score), pooled: { bad, good, tp, fp, tpr, fpr, score: tpr - fpr } };
+  return {
+    cwes: n,
+    tpr: mean((r) => r.tpr),
+    fpr: mean((r) => r.fpr),
+    score: mean((r) => r.score),
+    pooled: { bad, good, tp, fp, tpr, fpr, score: tpr - fpr },
+  };
 }

@@ -33,7 +33,10 @@ export async function runLabeled(opts: { scratch: string; log: (m: string) => vo
     out.push({
       language,
       cases: cases.length,
-      patternOnly: scoreLabeled(cases, scan.findings.filter((f) => f.analyzer !== DATAFLOW)),
+      patternOnly: scoreLabeled(
+        cases,
+        scan.findings.filter((f) => f.analyzer !== DATAFLOW),
+      ),
       withDataflow: scoreLabeled(cases, scan.findings, { counts: (f) => f.dataflow?.status !== "unconfirmed" }),
       dataflowMs: scan.analyzers.find((a) => a.name === DATAFLOW)?.duration_ms ?? 0,
       scanMs: scan.durationMs,

@@ -3,7 +3,15 @@ import { dirname, join, posix, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { removeDir, tmpDir } from "@ax/testkit/temp";
 import { acceptedCwes } from "./cwe";
-import { filterFindings, loadLabeledCases, parseLabeledCase, scoreLabeled, SINK_MARKER, type LabeledCase, type LabeledFinding } from "./labeled";
+import {
+  filterFindings,
+  loadLabeledCases,
+  parseLabeledCase,
+  scoreLabeled,
+  SINK_MARKER,
+  type LabeledCase,
+  type LabeledFinding,
+} from "./labeled";
 
 const CASES_DIR = join(dirname(fileURLToPath(import.meta.url)), "taint-cases");
 
@@ -72,19 +80,30 @@ describe("loadLabeledCases", () => {
 
   it("rejects malformed headers, sink markers and unknown file types", () => {
     const body = "x = 1\nrun(x)  # ax-bench: sink\n";
-    expect(() => parseLabeledCase("a.py", `# ax-bench: vulnerable CWE-89 - hyphen, not em dash\n${body}`)).toThrow(/a\.py: line 1 must be the header/);
+    expect(() => parseLabeledCase("a.py", `# ax-bench: vulnerable CWE-89 - hyphen, not em dash\n${body}`)).toThrow(
+      /a\.py: line 1 must be the header/,
+    );
     expect(() => parseLabeledCase("a.py", `// ax-bench: safe CWE-89 — JS comment in Python\n${body}`)).toThrow(/line 1 must be the header/);
     expect(() => parseLabeledCase("a.py", `# ax-bench: risky CWE-89 — unknown label\n${body}`)).toThrow(/line 1 must be the header/);
     expect(() => parseLabeledCase("a.py", `# ax-bench: safe CWE-89 — \n${body}`)).toThrow(/line 1 must be the header/);
     expect(() => parseLabeledCase("a.py", "# ax-bench: safe CWE-89 — no sink\nx = 1\n")).toThrow(/exactly one line .* found 0/);
     expect(() => parseLabeledCase("a.py", `# ax-bench: safe CWE-89 — two sinks\n${body}${body}`)).toThrow(/found 2 \(lines 3, 5\)/);
-    expect(() => parseLabeledCase("a.js", "// ax-bench: safe CWE-79 — marker alone\n// ax-bench: sink\nrun();\n")).toThrow(/a\.js:2: .* trailing \/\/ comment/);
+    expect(() => parseLabeledCase("a.js", "// ax-bench: safe CWE-79 — marker alone\n// ax-bench: sink\nrun();\n")).toThrow(
+      /a\.js:2: .* trailing \/\/ comment/,
+    );
     expect(() => parseLabeledCase("README.md", "# ax-bench: safe CWE-79 — text\n")).toThrow(/README\.md: not a case file/);
   });
 });
 
 describe("scoreLabeled", () => {
-  const c = (file: string, cwe: number, vulnerable: boolean, sinkLine = 10): LabeledCase => ({ file, language: "python", cwe, vulnerable, description: file, sinkLine });
+  const c = (file: string, cwe: number, vulnerable: boolean, sinkLine = 10): LabeledCase => ({
+    file,
+    language: "python",
+    cwe,
+    vulnerable,
+    description: file,
+    sinkLine,
+  });
   const cases = [
     c("sql_a_vuln.py", 89, true),
     c("sql_a_safe.py", 89, false),
@@ -119,7 +138,19 @@ describe("scoreLabeled", () => {
     const { rows, mean, unmatchedFindings } = scoreLabeled(cases, findings);
     expect(rows.map((r) => r.cwe)).toEqual([78, 89, 95]);
     const [cmd, sql, evalRow] = rows;
-    expect(sql).toMatchObject({ vulnerable: 2, safe: 2, tp: 1, tpAtSink: 1, fp: 1, tpr: 0.5, fpr: 0.5, score: 0, detected: ["sql_a_vuln.py"], missed: ["sql_b_vuln.py"], flaggedSafe: ["sql_a_safe.py"] });
+    expect(sql).toMatchObject({
+      vulnerable: 2,
+      safe: 2,
+      tp: 1,
+      tpAtSink: 1,
+      fp: 1,
+      tpr: 0.5,
+      fpr: 0.5,
+      score: 0,
+      detected: ["sql_a_vuln.py"],
+      missed: ["sql_b_vuln.py"],
+      flaggedSafe: ["sql_a_safe.py"],
+    });
     expect(sql?.accepted).toEqual(acceptedCwes(89));
     expect(sql?.rules).toEqual({ "ast-grep:sql": { tp: 1, fp: 0 }, "ast-grep:nosql": { tp: 0, fp: 1 } });
     expect(sql?.otherCwes).toEqual({ "CWE-798": { vulnerable: 1, safe: 0 } });
@@ -147,7 +178,13 @@ describe("scoreLabeled", () => {
   });
 
   it("credits every analyzer and rule of a merged finding", () => {
-    const merged: LabeledFinding = { ...f("cmd_vuln.py", "CWE-78", 10), sources: [{ analyzer: "ast-grep", rule_id: "py-cmd" }, { analyzer: "bandit", rule_id: "B602" }] };
+    const merged: LabeledFinding = {
+      ...f("cmd_vuln.py", "CWE-78", 10),
+      sources: [
+        { analyzer: "ast-grep", rule_id: "py-cmd" },
+        { analyzer: "bandit", rule_id: "B602" },
+      ],
+    };
     const { rows } = scoreLabeled(cases, [merged]);
     expect(rows.find((r) => r.cwe === 78)?.rules).toEqual({ "ast-grep:py-cmd": { tp: 1, fp: 0 }, "bandit:B602": { tp: 1, fp: 0 } });
   });

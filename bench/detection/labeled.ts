@@ -47,16 +47,23 @@ const HEADER = /^(#|\/\/) ax-bench: (vulnerable|safe) CWE-(\d+) — (\S.*)$/;
 /** Parses one case file; `file` only names it in errors and in the result. */
 export function parseLabeledCase(file: string, text: string): LabeledCase {
   const syntax = SYNTAX[extname(file).toLowerCase()];
-  if (!syntax) throw new Error(`${file}: not a case file (no comment syntax known for "${extname(file) || file}"); expected one of ${Object.keys(SYNTAX).join(", ")}`);
+  if (!syntax)
+    throw new Error(
+      `${file}: not a case file (no comment syntax known for "${extname(file) || file}"); expected one of ${Object.keys(SYNTAX).join(", ")}`,
+    );
   const lines = text.split(/\r?\n/);
   const first = lines[0] ?? "";
   const header = HEADER.exec(first);
   if (!header || header[1] !== syntax.comment) {
-    throw new Error(`${file}: line 1 must be the header "${syntax.comment} ax-bench: vulnerable|safe CWE-<n> — <description>" (with an em dash), found ${JSON.stringify(first.slice(0, 120))}`);
+    throw new Error(
+      `${file}: line 1 must be the header "${syntax.comment} ax-bench: vulnerable|safe CWE-<n> — <description>" (with an em dash), found ${JSON.stringify(first.slice(0, 120))}`,
+    );
   }
   const marked = lines.flatMap((line, i) => (line.includes(SINK_MARKER) ? [i + 1] : []));
   if (marked.length !== 1) {
-    throw new Error(`${file}: expected exactly one line with the comment "${SINK_MARKER}", found ${marked.length}${marked.length > 0 ? ` (lines ${marked.join(", ")})` : ""}`);
+    throw new Error(
+      `${file}: expected exactly one line with the comment "${SINK_MARKER}", found ${marked.length}${marked.length > 0 ? ` (lines ${marked.join(", ")})` : ""}`,
+    );
   }
   const sinkLine = marked[0] ?? 0;
   // The marker labels a call; a comment on a line of its own would point at nothing.
@@ -164,10 +171,31 @@ function covers(f: LabeledFinding, line: number): boolean {
 const rate = (n: number, d: number): number => (d > 0 ? n / d : 0);
 
 function emptyRow(cwe: number, accepted: number[]): LabeledRow {
-  return { cwe, name: cweName(cwe), accepted, vulnerable: 0, safe: 0, tp: 0, tpAtSink: 0, fp: 0, tpr: 0, fpr: 0, score: 0, detected: [], missed: [], flaggedSafe: [], rules: {}, otherCwes: {} };
+  return {
+    cwe,
+    name: cweName(cwe),
+    accepted,
+    vulnerable: 0,
+    safe: 0,
+    tp: 0,
+    tpAtSink: 0,
+    fp: 0,
+    tpr: 0,
+    fpr: 0,
+    score: 0,
+    detected: [],
+    missed: [],
+    flaggedSafe: [],
+    rules: {},
+    otherCwes: {},
+  };
 }
 
-export function scoreLabeled<F extends LabeledFinding = NormalizedFinding>(cases: readonly LabeledCase[], findings: readonly F[], opts: LabeledOptions<F> = {}): LabeledScore {
+export function scoreLabeled<F extends LabeledFinding = NormalizedFinding>(
+  cases: readonly LabeledCase[],
+  findings: readonly F[],
+  opts: LabeledOptions<F> = {},
+): LabeledScore {
   const accepted = opts.accepted ?? acceptedCwes;
   const byFile = new Map<string, F[]>();
   const caseFiles = new Set(cases.map((c) => c.file));
@@ -236,9 +264,18 @@ export function scoreLabeled<F extends LabeledFinding = NormalizedFinding>(cases
     tp,
     tpAtSink: sum((r) => r.tpAtSink),
     fp,
-    tpr: rate(sum((r) => r.tpr), n),
-    fpr: rate(sum((r) => r.fpr), n),
-    score: rate(sum((r) => r.score), n),
+    tpr: rate(
+      sum((r) => r.tpr),
+      n,
+    ),
+    fpr: rate(
+      sum((r) => r.fpr),
+      n,
+    ),
+    score: rate(
+      sum((r) => r.score),
+      n,
+    ),
     pooled: { tpr: rate(tp, vulnerable), fpr: rate(fp, safe), score: rate(tp, vulnerable) - rate(fp, safe) },
   };
   return { rows: sorted, mean, unmatchedFindings };

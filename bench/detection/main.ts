@@ -44,20 +44,29 @@ function parseArgs(argv: string[]): Args {
       return v;
     };
     if (a === "--suite") {
-      args.suites = new Set(value().split(",").map((s) => s.trim()));
+      args.suites = new Set(
+        value()
+          .split(",")
+          .map((s) => s.trim()),
+      );
       for (const s of args.suites) if (!ALL_SUITES.includes(s)) throw new Error(`unknown suite ${s} (${ALL_SUITES.join(", ")})`);
       args.partial = args.suites.size < ALL_SUITES.length;
     } else if (a === "--c-sample") {
       const v = value();
       args.cSample = v === "all" ? "all" : Number(v);
-      if (args.cSample !== "all" && !(Number.isInteger(args.cSample) && args.cSample > 0)) throw new Error("--c-sample takes a positive integer or 'all'");
+      if (args.cSample !== "all" && !(Number.isInteger(args.cSample) && args.cSample > 0))
+        throw new Error("--c-sample takes a positive integer or 'all'");
     } else if (a === "--cwe") {
-      args.cwes = value().split(",").map((s) => Number(s.replace(/^CWE-?/i, "")));
+      args.cwes = value()
+        .split(",")
+        .map((s) => Number(s.replace(/^CWE-?/i, "")));
       args.partial = true;
     } else if (a === "--out") args.out = resolve(value());
     else if (a === "--keep") args.keep = true;
     else if (a === "--help" || a === "-h") {
-      process.stdout.write("usage: bench/detection/main.ts [--suite java,castle,juliet-c,labeled] [--c-sample N|all] [--cwe 78,89] [--out DIR] [--keep]\n");
+      process.stdout.write(
+        "usage: bench/detection/main.ts [--suite java,castle,juliet-c,labeled] [--c-sample N|all] [--cwe 78,89] [--out DIR] [--keep]\n",
+      );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -72,7 +81,10 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   // The labeled suite is committed (taint-cases/); the others read the datasets.
   const needed = { java: JULIET_JAVA_ARCHIVE, castle: CASTLE_FILE, "juliet-c": JULIET_C_ARCHIVE } as Record<string, string>;
-  const datasets = requireDatasets("bench:detection", [...args.suites].flatMap((s) => (needed[s] ? [needed[s]] : [])));
+  const datasets = requireDatasets(
+    "bench:detection",
+    [...args.suites].flatMap((s) => (needed[s] ? [needed[s]] : [])),
+  );
   const scratch = await mkdtemp(join(tmpdir(), "ax-bench-detection-"));
   const started = performance.now();
   const javaRules = loadRules().filter((r) => r.language === "Java");

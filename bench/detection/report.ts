@@ -23,7 +23,10 @@ const secs = (ms: number): string => (ms >= 120_000 ? `${(ms / 60_000).toFixed(1
 
 function runsLine(runs: AnalyzerRun[]): string {
   return runs
-    .map((r) => `${r.name} ${r.version ?? "(no version)"} — ${r.status}${r.notice ? ` (${r.notice})` : ""}, ${r.findings} findings, ${secs(r.duration_ms)}`)
+    .map(
+      (r) =>
+        `${r.name} ${r.version ?? "(no version)"} — ${r.status}${r.notice ? ` (${r.notice})` : ""}, ${r.findings} findings, ${secs(r.duration_ms)}`,
+    )
     .join("; ");
 }
 
@@ -48,7 +51,10 @@ function averageRows(label: string, a: Averages): string[] {
   ];
 }
 
-const JULIET_HEADER = ["| CWE | Name | Bad functions | Good functions | TP | FP | TPR | FPR | Score |", "|---|---|--:|--:|--:|--:|--:|--:|--:|"];
+const JULIET_HEADER = [
+  "| CWE | Name | Bad functions | Good functions | TP | FP | TPR | FPR | Score |",
+  "|---|---|--:|--:|--:|--:|--:|--:|--:|",
+];
 
 function acceptedNote(rows: CweResult[]): string[] {
   const lines = ["| Labeled CWE | Findings that count (own, direct parents, direct children) |", "|---|---|"];
@@ -181,7 +187,11 @@ function labeledSection(results: readonly LabeledSuiteResult[]): string[] {
     );
     const missed = r.withDataflow.rows.flatMap((x) => x.missed);
     const flagged = r.withDataflow.rows.flatMap((x) => x.flaggedSafe);
-    if (missed.length || flagged.length) lines.push(`With dataflow, missed: ${missed.map((m) => `\`${m.split("/").pop()}\``).join(", ") || "none"}; safe files flagged: ${flagged.map((m) => `\`${m.split("/").pop()}\``).join(", ") || "none"}.`, "");
+    if (missed.length || flagged.length)
+      lines.push(
+        `With dataflow, missed: ${missed.map((m) => `\`${m.split("/").pop()}\``).join(", ") || "none"}; safe files flagged: ${flagged.map((m) => `\`${m.split("/").pop()}\``).join(", ") || "none"}.`,
+        "",
+      );
   }
   return lines;
 }
@@ -208,7 +218,10 @@ function dataflowSection(j: JulietSuiteResult): string[] {
     "",
     "| CWE | Bad | Good | Pattern only TP / FP | Score | With dataflow TP / FP | Score |",
     "|---|--:|--:|--:|--:|--:|--:|",
-    ...pairs.map((p) => `| CWE-${p.after.cwe} | ${p.after.bad} | ${p.after.good} | ${p.before?.tp ?? 0} / ${p.before?.fp ?? 0} | ${pct(p.before?.score ?? 0)} | ${p.after.tp} / ${p.after.fp} | ${pct(p.after.score)} |`),
+    ...pairs.map(
+      (p) =>
+        `| CWE-${p.after.cwe} | ${p.after.bad} | ${p.after.good} | ${p.before?.tp ?? 0} / ${p.before?.fp ?? 0} | ${pct(p.before?.score ?? 0)} | ${p.after.tp} / ${p.after.fp} | ${pct(p.after.score)} |`,
+    ),
     `| **Mean of ${rows.length} CWEs** | | | | **${pct(b.score)}** | | **${pct(a.score)}** |`,
     "",
   ];
@@ -254,9 +267,12 @@ function cSection(j: JulietSuiteResult): string[] {
     "",
     `**In scope** — a CWE folder is in scope when flawfinder's or cppcheck's own catalog, as the scanner runs them (\`flawfinder --listrules\` at the adapter's minimum level, \`cppcheck --errorlist\` for the enabled severities error/warning/style/portability, after the scanner's CWE normalization), contains its CWE or a direct parent: ${inScope.map((r) => `CWE-${r.cwe}`).join(", ") || "none"}.`,
     "",
-    ...(j.catalogs ?? []).map((c) => `- ${c.tool} catalog${c.notice ? ` (${c.notice})` : ""}: ${c.cwes.length ? c.cwes.map((n) => `CWE-${n}`).join(", ") : "empty"}`),
+    ...(j.catalogs ?? []).map(
+      (c) =>
+        `- ${c.tool} catalog${c.notice ? ` (${c.notice})` : ""}: ${c.cwes.length ? c.cwes.map((n) => `CWE-${n}`).join(", ") : "empty"}`,
+    ),
     "",
-    "Function granularity as for Java. The CWE mapping is strict, as for Java: flawfinder tags unbounded copies (`strcpy`, `memcpy`, …) CWE-120, a sibling of CWE-121/122/124/126/127 under CWE-787/CWE-119 rather than a parent or child, so those reports appear in the \"other CWEs\" table below and are not scored. Juliet's bad and good functions mostly call the same library functions, so such lexical reports fall on both alike.",
+    'Function granularity as for Java. The CWE mapping is strict, as for Java: flawfinder tags unbounded copies (`strcpy`, `memcpy`, …) CWE-120, a sibling of CWE-121/122/124/126/127 under CWE-787/CWE-119 rather than a parent or child, so those reports appear in the "other CWEs" table below and are not scored. Juliet\'s bad and good functions mostly call the same library functions, so such lexical reports fall on both alike.',
     "",
     "C functions are `CWE…_bad` / `badSink` / `goodG2B` / `goodB2G1` / `CWE…_good` (the dispatcher), C++ ones the same inside a namespace or a `…_bad` / `…_goodG2B` class. No tuning was done against these figures (the C analyzers are third-party tools with the scanner's default options).",
     "",
@@ -281,7 +297,10 @@ function castleSection(report: BenchReport): string[] {
   const full = c.full.result;
   const ratio = full.tp > 0 ? full.fp / full.tp : Infinity;
   const met = full.tp > pub.tp && ratio <= pub.fp / pub.tp;
-  const header = ["| Configuration | TP (finding on a flaw line) | Vulnerable programs with any finding | FP (safe programs with a finding) | Findings in safe programs | FP per TP |", "|---|--:|--:|--:|--:|--:|"];
+  const header = [
+    "| Configuration | TP (finding on a flaw line) | Vulnerable programs with any finding | FP (safe programs with a finding) | Findings in safe programs | FP per TP |",
+    "|---|--:|--:|--:|--:|--:|",
+  ];
   const lines: string[] = [
     "## CASTLE C250",
     "",
@@ -294,14 +313,22 @@ function castleSection(report: BenchReport): string[] {
     `**Target** (issue 3): more true positives than cppcheck alone in the CASTLE paper (${pub.tp} TP, ${pub.fp} FP with cppcheck ${pub.version}) with no more false positives per true positive (${(pub.fp / pub.tp).toFixed(2)}) — **${met ? "met" : "not met"}**: ${full.tp} TP, ${full.fp} FP (${Number.isFinite(ratio) ? ratio.toFixed(2) : "n/a"} per TP).`,
     "",
     ...header,
-    castleRow(`All analyzers (${c.full.analyzers.filter((r) => r.status === "completed").map((r) => r.name).join(" + ")})`, full),
+    castleRow(
+      `All analyzers (${c.full.analyzers
+        .filter((r) => r.status === "completed")
+        .map((r) => r.name)
+        .join(" + ")})`,
+      full,
+    ),
     ...(c.cppcheckAlone ? [castleRow("cppcheck alone (same code path)", c.cppcheckAlone.result)] : []),
     `| cppcheck ${pub.version}, CASTLE paper (published) | ${pub.tp} / 150 | | ${pub.fp} / 100 | | ${(pub.fp / pub.tp).toFixed(2)} |`,
     ...Object.entries(full.perAnalyzer).map(([name, counts]) => castleRow(`${name}'s findings within the all-analyzer run`, counts)),
     "",
     `Analyzers, all: ${runsLine(c.full.analyzers)}.`,
     "",
-    ...(c.cppcheckAlone ? [`Analyzers, cppcheck alone: ${runsLine(c.cppcheckAlone.analyzers)}.`, ""] : ["cppcheck is not in the analyzer registry: the cppcheck-alone row could not be measured.", ""]),
+    ...(c.cppcheckAlone
+      ? [`Analyzers, cppcheck alone: ${runsLine(c.cppcheckAlone.analyzers)}.`, ""]
+      : ["cppcheck is not in the analyzer registry: the cppcheck-alone row could not be measured.", ""]),
     "Per analyzer rule (all analyzers; a program found by two rules counts for both):",
     "",
     "| Rule (analyzer:rule) | Vulnerable programs detected | Safe programs flagged |",
@@ -314,7 +341,10 @@ function castleSection(report: BenchReport): string[] {
     "",
     "| CWE | Name | TP | Any finding | FP | Findings in safe programs |",
     "|---|---|--:|--:|--:|--:|",
-    ...Object.entries(full.perCwe).map(([cwe, k]) => `| ${cwe} | ${cweName(Number(cwe.slice(4)))} | ${k.tp} / ${k.vulnerable} | ${k.tpAnyLine} / ${k.vulnerable} | ${k.fp} / ${k.safe} | ${k.fpFindings} |`),
+    ...Object.entries(full.perCwe).map(
+      ([cwe, k]) =>
+        `| ${cwe} | ${cweName(Number(cwe.slice(4)))} | ${k.tp} / ${k.vulnerable} | ${k.tpAnyLine} / ${k.vulnerable} | ${k.fp} / ${k.safe} | ${k.fpFindings} |`,
+    ),
     "",
   ];
   if (c.cppcheckAlone) {
@@ -323,7 +353,9 @@ function castleSection(report: BenchReport): string[] {
       "",
       "| CWE | TP | Any finding | FP |",
       "|---|--:|--:|--:|",
-      ...Object.entries(c.cppcheckAlone.result.perCwe).map(([cwe, k]) => `| ${cwe} | ${k.tp} / ${k.vulnerable} | ${k.tpAnyLine} / ${k.vulnerable} | ${k.fp} / ${k.safe} |`),
+      ...Object.entries(c.cppcheckAlone.result.perCwe).map(
+        ([cwe, k]) => `| ${cwe} | ${k.tp} / ${k.vulnerable} | ${k.tpAnyLine} / ${k.vulnerable} | ${k.fp} / ${k.safe} |`,
+      ),
       "",
     );
   }
@@ -334,7 +366,9 @@ function summaryLines(report: BenchReport): string[] {
   const lines = ["| Benchmark | Result |", "|---|---|"];
   if (report.java) {
     const a = report.java.inScope;
-    lines.push(`| Juliet Java 1.2 (${a.cwes} CWEs in scope, training-set figures) | mean score **${pct(a.score)}**, TPR ${pct(a.tpr)}, FPR ${pct(a.fpr)} (pooled: ${a.pooled.tp}/${a.pooled.bad} bad, ${a.pooled.fp}/${a.pooled.good} good functions flagged) |`);
+    lines.push(
+      `| Juliet Java 1.2 (${a.cwes} CWEs in scope, training-set figures) | mean score **${pct(a.score)}**, TPR ${pct(a.tpr)}, FPR ${pct(a.fpr)} (pooled: ${a.pooled.tp}/${a.pooled.bad} bad, ${a.pooled.fp}/${a.pooled.good} good functions flagged) |`,
+    );
   }
   if (report.castle) {
     const f = report.castle.full.result;
@@ -345,16 +379,24 @@ function summaryLines(report: BenchReport): string[] {
   }
   if (report.julietC) {
     const a = report.julietC.inScope;
-    lines.push(`| Juliet C/C++ 1.3 (${a.cwes} CWEs in scope, ${report.julietC.selection.startsWith("all") ? "all test cases" : "sample"}) | mean score **${pct(a.score)}**, TPR ${pct(a.tpr)}, FPR ${pct(a.fpr)} |`);
+    lines.push(
+      `| Juliet C/C++ 1.3 (${a.cwes} CWEs in scope, ${report.julietC.selection.startsWith("all") ? "all test cases" : "sample"}) | mean score **${pct(a.score)}**, TPR ${pct(a.tpr)}, FPR ${pct(a.fpr)} |`,
+    );
   }
   return lines;
 }
 
 export function renderMarkdown(report: BenchReport): string {
   const timings: string[] = [];
-  if (report.java) timings.push(`Juliet Java ${secs(report.java.totalMs)} (scan ${secs(report.java.scanMs)}, function index ${secs(report.java.indexMs)})`);
+  if (report.java)
+    timings.push(
+      `Juliet Java ${secs(report.java.totalMs)} (scan ${secs(report.java.scanMs)}, function index ${secs(report.java.indexMs)})`,
+    );
   if (report.castle) timings.push(`CASTLE ${secs(report.castle.totalMs)}`);
-  if (report.julietC) timings.push(`Juliet C/C++ ${secs(report.julietC.totalMs)} (scan ${secs(report.julietC.scanMs)}, function index ${secs(report.julietC.indexMs)})`);
+  if (report.julietC)
+    timings.push(
+      `Juliet C/C++ ${secs(report.julietC.totalMs)} (scan ${secs(report.julietC.scanMs)}, function index ${secs(report.julietC.indexMs)})`,
+    );
   const lines: string[] = [
     "# Detection benchmark",
     "",
@@ -387,7 +429,10 @@ export function renderMarkdown(report: BenchReport): string {
     ...(report.julietC ? cSection(report.julietC) : []),
     ...(report.labeled ? labeledSection(report.labeled) : []),
   ];
-  return `${lines.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}\n`;
+  return `${lines
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trimEnd()}\n`;
 }
 
 /** Writes detection.md/json into `outDir` (when given) and returns a short console summary. */
@@ -397,18 +442,26 @@ export async function writeReport(report: BenchReport, outDir: string | null): P
     await writeFile(join(outDir, "detection.md"), renderMarkdown(report));
     await writeFile(join(outDir, "detection.json"), `${JSON.stringify(report, null, 2)}\n`);
   }
-  const lines = summaryLines(report).slice(2).map((l) => l.replace(/\*\*/g, ""));
+  const lines = summaryLines(report)
+    .slice(2)
+    .map((l) => l.replace(/\*\*/g, ""));
   if (report.java) {
     for (const r of report.java.rows.filter((x) => x.inScope)) {
-      lines.push(`  java CWE-${r.cwe}: bad ${r.bad} good ${r.good} TP ${r.tp} FP ${r.fp} TPR ${pct(r.tpr)} FPR ${pct(r.fpr)} score ${pct(r.score)}`);
+      lines.push(
+        `  java CWE-${r.cwe}: bad ${r.bad} good ${r.good} TP ${r.tp} FP ${r.fp} TPR ${pct(r.tpr)} FPR ${pct(r.fpr)} score ${pct(r.score)}`,
+      );
     }
   }
   for (const l of report.labeled ?? []) {
-    lines.push(`  labeled ${l.language}: pattern only ${pct(l.patternOnly.mean.score)} (FPR ${pct(l.patternOnly.mean.fpr)}), with dataflow ${pct(l.withDataflow.mean.score)} (FPR ${pct(l.withDataflow.mean.fpr)})`);
+    lines.push(
+      `  labeled ${l.language}: pattern only ${pct(l.patternOnly.mean.score)} (FPR ${pct(l.patternOnly.mean.fpr)}), with dataflow ${pct(l.withDataflow.mean.score)} (FPR ${pct(l.withDataflow.mean.fpr)})`,
+    );
   }
   if (report.julietC) {
     for (const r of report.julietC.rows.filter((x) => x.inScope)) {
-      lines.push(`  c CWE-${r.cwe}: bad ${r.bad} good ${r.good} TP ${r.tp} FP ${r.fp} TPR ${pct(r.tpr)} FPR ${pct(r.fpr)} score ${pct(r.score)}`);
+      lines.push(
+        `  c CWE-${r.cwe}: bad ${r.bad} good ${r.good} TP ${r.tp} FP ${r.fp} TPR ${pct(r.tpr)} FPR ${pct(r.fpr)} score ${pct(r.score)}`,
+      );
     }
   }
   lines.push(`runtime ${secs(report.runtimeMs)}`);

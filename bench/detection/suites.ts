@@ -13,7 +13,16 @@ import type { LabeledSuiteResult } from "./labeled-suite";
 import { cppcheckCatalog, flawfinderCatalog, type ToolCatalog } from "./c-scope";
 import { scoreCastle, type CastleResult } from "./castle";
 import { cweNumber } from "./cwe";
-import { CASTLE_FILE, JULIET_C_ARCHIVE, JULIET_JAVA_ARCHIVE, loadCastle, sha256File, unpack, writeCastle, type CastleTest } from "./datasets";
+import {
+  CASTLE_FILE,
+  JULIET_C_ARCHIVE,
+  JULIET_JAVA_ARCHIVE,
+  loadCastle,
+  sha256File,
+  unpack,
+  writeCastle,
+  type CastleTest,
+} from "./datasets";
 import { indexDeclarations, type DeclarationIndex } from "./functions";
 import { average, parseCweFolder, scoreJuliet, testCaseOf, type Averages, type CweResult } from "./juliet";
 import { registryNames, scanTree, type ScanResult } from "./scan";
@@ -112,7 +121,8 @@ async function keepOnlyCwes(testcases: string, cwes: number[] | null): Promise<v
   if (!cwes) return;
   for (const entry of await readdir(testcases, { withFileTypes: true })) {
     const folder = parseCweFolder(entry.name);
-    if (entry.isDirectory() && (!folder || !cwes.includes(folder.cwe))) await rm(join(testcases, entry.name), { recursive: true, force: true });
+    if (entry.isDirectory() && (!folder || !cwes.includes(folder.cwe)))
+      await rm(join(testcases, entry.name), { recursive: true, force: true });
   }
 }
 
@@ -121,10 +131,20 @@ function summarize(rows: CweResult[]): { inScope: Averages; all: Averages } {
 }
 
 function logRuns(log: Log, runs: AnalyzerRun[]): void {
-  for (const r of runs) log(`  ${r.name} ${r.version ?? "-"}: ${r.status}${r.notice ? ` (${r.notice})` : ""}, ${r.findings} findings, ${(r.duration_ms / 1000).toFixed(1)} s`);
+  for (const r of runs)
+    log(
+      `  ${r.name} ${r.version ?? "-"}: ${r.status}${r.notice ? ` (${r.notice})` : ""}, ${r.findings} findings, ${(r.duration_ms / 1000).toFixed(1)} s`,
+    );
 }
 
-export async function runJulietJava(opts: { datasets: string; scratch: string; rules: RuleMeta[]; cwes: number[] | null; log: Log; onScanned?: OnScanned }): Promise<JulietSuiteResult> {
+export async function runJulietJava(opts: {
+  datasets: string;
+  scratch: string;
+  rules: RuleMeta[];
+  cwes: number[] | null;
+  log: Log;
+  onScanned?: OnScanned;
+}): Promise<JulietSuiteResult> {
   const started = performance.now();
   const archive = join(opts.datasets, JULIET_JAVA_ARCHIVE);
   const dest = join(opts.scratch, "juliet-java");
@@ -146,11 +166,22 @@ export async function runJulietJava(opts: { datasets: string; scratch: string; r
   for (const sink of JAVA_SPEC.sinks) covered.add(cweNumber(sink.cwe) ?? -1);
   // What a scan reports by default: everything but the pattern findings the taint analysis
   // found no path to (those stay, at LOW confidence, labelled unconfirmed).
-  const rows = scoreJuliet(index, scan.findings.filter((f) => f.dataflow?.status !== "unconfirmed"), { language: "java", coveredCwes: covered });
-  const patternRows = scoreJuliet(index, scan.findings.filter((f) => f.analyzer !== DATAFLOW), { language: "java", coveredCwes: covered });
+  const rows = scoreJuliet(
+    index,
+    scan.findings.filter((f) => f.dataflow?.status !== "unconfirmed"),
+    { language: "java", coveredCwes: covered },
+  );
+  const patternRows = scoreJuliet(
+    index,
+    scan.findings.filter((f) => f.analyzer !== DATAFLOW),
+    { language: "java", coveredCwes: covered },
+  );
   const rulesFor: Record<string, string[]> = {};
   for (const row of rows) {
-    const ids = opts.rules.filter((r) => row.accepted.includes(cweNumber(r.cwe) ?? -1)).map((r) => r.id).sort();
+    const ids = opts.rules
+      .filter((r) => row.accepted.includes(cweNumber(r.cwe) ?? -1))
+      .map((r) => r.id)
+      .sort();
     if (ids.length > 0) rulesFor[`CWE-${row.cwe}`] = ids;
   }
   return {
@@ -180,7 +211,12 @@ export function sampleRank(testCase: string): string {
  * sha256(test case id) — a fixed, seedless draw spread over flow variants and data sources.
  * The chosen files are moved into `dest` (with testcasesupport).
  */
-async function sampleJulietC(full: string, dest: string, perCwe: number | "all", cwes: number[] | null): Promise<{ files: string[]; description: string }> {
+async function sampleJulietC(
+  full: string,
+  dest: string,
+  perCwe: number | "all",
+  cwes: number[] | null,
+): Promise<{ files: string[]; description: string }> {
   const testcases = join(full, "testcases");
   await keepOnlyCwes(testcases, cwes);
   const all = await listFiles(testcases, (rel) => /\.(c|cpp|h)$/i.test(rel));
@@ -210,10 +246,23 @@ async function sampleJulietC(full: string, dest: string, perCwe: number | "all",
     perCwe === "all"
       ? "all test cases"
       : `deterministic sample: in each CWE folder, the ${perCwe} test cases (all of their files) with the smallest sha256(test case name), or all if fewer`;
-  return { files: chosen.filter((f) => !f.endsWith(".h")).map((f) => `testcases/${f}`).sort(), description };
+  return {
+    files: chosen
+      .filter((f) => !f.endsWith(".h"))
+      .map((f) => `testcases/${f}`)
+      .sort(),
+    description,
+  };
 }
 
-export async function runJulietC(opts: { datasets: string; scratch: string; sample: number | "all"; cwes: number[] | null; log: Log; onScanned?: OnScanned }): Promise<JulietSuiteResult> {
+export async function runJulietC(opts: {
+  datasets: string;
+  scratch: string;
+  sample: number | "all";
+  cwes: number[] | null;
+  log: Log;
+  onScanned?: OnScanned;
+}): Promise<JulietSuiteResult> {
   const started = performance.now();
   const archive = join(opts.datasets, JULIET_C_ARCHIVE);
   const full = join(opts.scratch, "juliet-c-full");
@@ -279,4 +328,3 @@ export async function runCastle(opts: { datasets: string; scratch: string; log: 
     totalMs: Math.round(performance.now() - started),
   };
 }
-

@@ -25,7 +25,15 @@ async function main(): Promise<void> {
     const scratchDir = mkdtempSync(join(tmpdir(), "ax-perf-hand-"));
     try {
       const started = performance.now();
-      const findings = await analyzer.run({ dir, languages: selection.languages, timeoutMs: 30 * 60_000, maxOutputBytes: 1 << 30, signal: new AbortController().signal, scratchDir, files });
+      const findings = await analyzer.run({
+        dir,
+        languages: selection.languages,
+        timeoutMs: 30 * 60_000,
+        maxOutputBytes: 1 << 30,
+        signal: new AbortController().signal,
+        scratchDir,
+        files,
+      });
       out.push({ name: analyzer.name, ms: Math.round(performance.now() - started), files: files.length, findings: findings.length });
     } finally {
       rmSync(scratchDir, { recursive: true, force: true });

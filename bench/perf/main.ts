@@ -26,8 +26,10 @@ const what = args.find((a, i) => !a.startsWith("--") && !args[i - 1]?.startsWith
 
 async function main(): Promise<void> {
   // Before any bench runs: the scan and scale benches build their repositories from Juliet.
-  if (what === "scan" || what === "scale" || what === "all") requireDatasets(what === "all" ? "bench:perf" : `bench:${what}`, CORPUS_DATASETS);
-  if (what === "api" || what === "all") await benchApi({ seconds: num("seconds", 8), rounds: num("rounds", 2), ...(str("only") ? { only: str("only") } : {}) });
+  if (what === "scan" || what === "scale" || what === "all")
+    requireDatasets(what === "all" ? "bench:perf" : `bench:${what}`, CORPUS_DATASETS);
+  if (what === "api" || what === "all")
+    await benchApi({ seconds: num("seconds", 8), rounds: num("rounds", 2), ...(str("only") ? { only: str("only") } : {}) });
   if (what === "scan" || what === "all") await (await import("./scan")).benchScan({ lines: num("lines", 100_000) });
   if (what === "scale" || what === "all") await (await import("./scale")).benchScale({ repos: num("repos", 24) });
 }

@@ -21,6 +21,7 @@ export function writeSection(name: string, body: string): void {
   process.stderr.write(`wrote the ${name} section of docs/performance.md\n`);
 }
 
-export const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+export const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 export const verdict = (ok: boolean): string => (ok ? "**met**" : "**not met**");
 export { machine };

@@ -25,14 +25,20 @@ function byHand(uri: string, scratch: string): HandRun {
   const t0 = performance.now();
   execFileSync("git", ["clone", "-q", "--depth=1", "--single-branch", "--no-tags", uri, checkout], { stdio: "ignore" });
   const cloneMs = performance.now() - t0;
-  const out = execFileSync(process.execPath, ["--import", "tsx", "bench/perf/by-hand.ts", checkout], { cwd: repoRoot, encoding: "utf8", maxBuffer: 1 << 26 });
+  const out = execFileSync(process.execPath, ["--import", "tsx", "bench/perf/by-hand.ts", checkout], {
+    cwd: repoRoot,
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+  });
   rmSync(checkout, { recursive: true, force: true });
   return { cloneMs, ...(JSON.parse(out) as Omit<HandRun, "cloneMs">) };
 }
 
 async function scanOnce(base: string, token: string, uri: string, groupId?: string): Promise<{ ms: number; view: ScanView; id: string }> {
   const t0 = performance.now();
-  const { scan_id } = await api<{ scan_id: string }>(base, token, "POST", groupId ? `/scan?group_id=${groupId}` : "/scan", { git_uri: uri });
+  const { scan_id } = await api<{ scan_id: string }>(base, token, "POST", groupId ? `/scan?group_id=${groupId}` : "/scan", {
+    git_uri: uri,
+  });
   const view = await waitScan(base, token, scan_id);
   const ms = performance.now() - t0;
   if (view.state !== "completed") throw new Error(`scan ${scan_id} ended ${view.state}: ${view.error ?? ""}`);
@@ -44,13 +50,20 @@ async function findingKeys(base: string, token: string, scanId: string): Promise
   const keys: string[] = [];
   let cursor: string | null = null;
   do {
-    const page: { findings: { rule_id: string; file: string; start_line: number; end_line: number; start_column: number; end_column: number; snippet: string }[]; next_cursor: string | null } = await api(
-      base,
-      token,
-      "GET",
-      `/scan/${scanId}/findings?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
-    );
-    for (const f of page.findings) keys.push(`${f.rule_id} ${f.file}:${f.start_line}-${f.end_line}:${f.start_column}-${f.end_column} ${f.snippet}`);
+    const page: {
+      findings: {
+        rule_id: string;
+        file: string;
+        start_line: number;
+        end_line: number;
+        start_column: number;
+        end_column: number;
+        snippet: string;
+      }[];
+      next_cursor: string | null;
+    } = await api(base, token, "GET", `/scan/${scanId}/findings?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    for (const f of page.findings)
+      keys.push(`${f.rule_id} ${f.file}:${f.start_line}-${f.end_line}:${f.start_column}-${f.end_column} ${f.snippet}`);
     cursor = page.next_cursor;
   } while (cursor);
   return keys.sort();
@@ -82,7 +95,9 @@ export async function benchScan(opts: { lines: number }): Promise<void> {
     byHand(uri, scratch);
     const hand = byHand(uri, scratch);
     const handSum = hand.cloneMs + hand.selectMs + hand.analyzers.reduce((t, a) => t + a.ms, 0);
-    process.stderr.write(`by hand: clone ${s(hand.cloneMs)} + ${hand.analyzers.map((a) => `${a.name} ${s(a.ms)}`).join(" + ")} = ${s(handSum)}\n`);
+    process.stderr.write(
+      `by hand: clone ${s(hand.cloneMs)} + ${hand.analyzers.map((a) => `${a.name} ${s(a.ms)}`).join(" + ")} = ${s(handSum)}\n`,
+    );
 
     const first = await scanOnce(apiProc.base, token, uri);
     process.stderr.write(`first scan: ${s(first.ms)} (${JSON.stringify(first.view.counts)})\n`);
@@ -93,17 +108,29 @@ export async function benchScan(opts: { lines: number }): Promise<void> {
     process.stderr.write(`1% changed (${changed} files): ${s(pct.ms)}\n`);
     // Ground truth for what the rescan timed: the same commit scanned as a new project (another
     // group: no kept clone, no cached results), whose findings must be the same.
-    const { group_id: freshGroup } = await api<{ group_id: string }>(apiProc.base, token, "POST", `/organization/${stack.tenant.organization_id}/group`, { name: "perf-fresh" });
+    const { group_id: freshGroup } = await api<{ group_id: string }>(
+      apiProc.base,
+      token,
+      "POST",
+      `/organization/${stack.tenant.organization_id}/group`,
+      { name: "perf-fresh" },
+    );
     const fresh = await scanOnce(apiProc.base, token, uri, freshGroup);
     const [rescanned, truth] = await Promise.all([findingKeys(apiProc.base, token, pct.id), findingKeys(apiProc.base, token, fresh.id)]);
     const differ = rescanned.filter((k) => !truth.includes(k)).length + truth.filter((k) => !rescanned.includes(k)).length;
-    if (differ > 0 || pct.view.commit !== fresh.view.commit) throw new Error(`the 1% rescan's findings differ from a fresh scan of ${fresh.view.commit ?? "?"} (${differ} differ)`);
+    if (differ > 0 || pct.view.commit !== fresh.view.commit)
+      throw new Error(`the 1% rescan's findings differ from a fresh scan of ${fresh.view.commit ?? "?"} (${differ} differ)`);
     process.stderr.write(`fresh scan of the same commit: ${s(fresh.ms)}, ${truth.length} findings, identical\n`);
     const peak = worker.peakRssMiB();
     const phases = scanPhases(workerLog);
     const phaseText = (id: string) => {
       const p = phases.get(id);
-      return p ? ["reuse", "clone", "analyze", "triage", "cleanup", "store"].filter((k) => p[`${k}_ms`] !== undefined).map((k) => `${k} ${s(p[`${k}_ms`] ?? 0)}`).join(", ") : "(not logged)";
+      return p
+        ? ["reuse", "clone", "analyze", "triage", "cleanup", "store"]
+            .filter((k) => p[`${k}_ms`] !== undefined)
+            .map((k) => `${k} ${s(p[`${k}_ms`] ?? 0)}`)
+            .join(", ")
+        : "(not logged)";
     };
     const apiPeak = apiProc.peakRssMiB();
     const after = machine();
@@ -111,11 +138,18 @@ export async function benchScan(opts: { lines: number }): Promise<void> {
     const ratio = first.ms / handSum;
     const sameRatio = same.ms / first.ms;
     const pctRatio = pct.ms / first.ms;
-    const analyzerRows = (v: ScanView) => (v.analyzers ?? []).map((a) => `${a.name} ${s(a.duration_ms)}${a.cached_files ? ` (${a.cached_files}/${a.files} files cached)` : ""}`).join(", ");
+    const analyzerRows = (v: ScanView) =>
+      (v.analyzers ?? [])
+        .map((a) => `${a.name} ${s(a.duration_ms)}${a.cached_files ? ` (${a.cached_files}/${a.files} files cached)` : ""}`)
+        .join(", ");
     const text = [
       `Generated ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`npm run bench:perf -- scan\`. ${machineLine(before, after)}`,
       "",
-      `Repository: ${fmt(corpus.files)} files, ${fmt(corpus.lines)} lines — ${Object.entries(corpus.byLanguage).map(([l, v]) => `${l} ${fmt(v.files)} files / ${fmt(v.lines)} lines`).join(", ")} (Java and C from the Juliet suites, Python from the interpreter's standard library, JavaScript from unminified library sources in node_modules, shell from the system's scripts; \`bench/perf/corpus.ts\`), one commit in a git repository under /tmp, scanned as \`${uri.replace(/ax-perf-scan-[^/]+/, "ax-perf-scan-…")}\`.`,
+      `Repository: ${fmt(corpus.files)} files, ${fmt(corpus.lines)} lines — ${Object.entries(corpus.byLanguage)
+        .map(([l, v]) => `${l} ${fmt(v.files)} files / ${fmt(v.lines)} lines`)
+        .join(
+          ", ",
+        )} (Java and C from the Juliet suites, Python from the interpreter's standard library, JavaScript from unminified library sources in node_modules, shell from the system's scripts; \`bench/perf/corpus.ts\`), one commit in a git repository under /tmp, scanned as \`${uri.replace(/ax-perf-scan-[^/]+/, "ax-perf-scan-…")}\`.`,
       "",
       "End to end: `POST /api/v2/scan` until `GET /api/v2/scan/{id}` says completed (polled every 100 ms), with the API (`apps/api/src/main.ts`) and one worker process (`apps/worker/src/main.ts`, `WORKER_CONCURRENCY=1`, auto-triage on as by default) on a fresh database, so the first scan finds an empty analysis cache.",
       "",

@@ -72,7 +72,13 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
-export function startProc(script: string, env: Record<string, string>, label: string, extraNodeArgs: string[] = [], stdoutFile?: string): Proc {
+export function startProc(
+  script: string,
+  env: Record<string, string>,
+  label: string,
+  extraNodeArgs: string[] = [],
+  stdoutFile?: string,
+): Proc {
   const out = stdoutFile ? openSync(stdoutFile, "a") : "ignore";
   const child = spawn(process.execPath, [...extraNodeArgs, "--import", "tsx", script], {
     cwd: repoRoot,
@@ -162,14 +168,25 @@ export async function createBenchStack(): Promise<BenchStack> {
 
 export function newTenant(handle: DbHandle): Promise<BootstrapResult> {
   const tag = randomBytes(3).toString("hex");
-  return bootstrap(handle.db, { orgName: `Bench-${tag}`, email: `bench-${tag}@bench.test`, displayName: "Bench", identityProvider: "github", expiresInDays: 1 });
+  return bootstrap(handle.db, {
+    orgName: `Bench-${tag}`,
+    email: `bench-${tag}@bench.test`,
+    displayName: "Bench",
+    identityProvider: "github",
+    expiresInDays: 1,
+  });
 }
 
 /** Starts the API process against the stack; resolves when /api/v2/health answers. */
 export async function startApiProc(stack: BenchStack, extra: Record<string, string> = {}): Promise<Proc & { base: string }> {
   const port = await freePort();
   const prof = process.env.BENCH_API_PROF;
-  const p = startProc("apps/api/src/main.ts", { ...stack.env, PORT: String(port), ...extra }, "api", prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []);
+  const p = startProc(
+    "apps/api/src/main.ts",
+    { ...stack.env, PORT: String(port), ...extra },
+    "api",
+    prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : [],
+  );
   const base = `http://127.0.0.1:${port}`;
   await waitHttp(`${base}/api/v2/health`);
   return { ...p, base };

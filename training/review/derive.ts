@@ -109,14 +109,30 @@ async function main(): Promise<void> {
   const examples: LabeledExample[] = [];
   try {
     const javaRules = loadRules().filter((r) => r.language === "Java");
-    await runJulietJava({ datasets, scratch, rules: javaRules, cwes: null, log, onScanned: async (t) => void examples.push(...(await julietExamples(t, "juliet-java"))) });
+    await runJulietJava({
+      datasets,
+      scratch,
+      rules: javaRules,
+      cwes: null,
+      log,
+      onScanned: async (t) => void examples.push(...(await julietExamples(t, "juliet-java"))),
+    });
     await rm(join(scratch, "juliet-java"), { recursive: true, force: true });
     await runCastle({ datasets, scratch, log, onScanned: async (t) => void examples.push(...(await castleExamples(t))) });
-    await runJulietC({ datasets, scratch, sample, cwes: null, log, onScanned: async (t) => void examples.push(...(await julietExamples(t, "juliet-c"))) });
+    await runJulietC({
+      datasets,
+      scratch,
+      sample,
+      cwes: null,
+      log,
+      onScanned: async (t) => void examples.push(...(await julietExamples(t, "juliet-c"))),
+    });
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-  examples.sort((a, b) => a.source.localeCompare(b.source) || a.file.localeCompare(b.file) || a.line - b.line || a.rule_id.localeCompare(b.rule_id));
+  examples.sort(
+    (a, b) => a.source.localeCompare(b.source) || a.file.localeCompare(b.file) || a.line - b.line || a.rule_id.localeCompare(b.rule_id),
+  );
   const body = examples.map((e) => JSON.stringify(e)).join("\n") + "\n";
   // mtime 0 in the gzip header: the same examples give the same bytes.
   await writeFile(outFile, gzipSync(Buffer.from(body), { level: 9 }));

@@ -8,7 +8,16 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_MODEL_PATH, ReviewModel, atThreshold, tokens, expectedCalibrationError, probabilityCalibrationError, rocAuc, type Scored } from "@ax/ai/review";
+import {
+  DEFAULT_MODEL_PATH,
+  ReviewModel,
+  atThreshold,
+  tokens,
+  expectedCalibrationError,
+  probabilityCalibrationError,
+  rocAuc,
+  type Scored,
+} from "@ax/ai/review";
 import { DEFAULT_EXAMPLES } from "./derive";
 import { loadExamples, splitOf, type LabeledExample } from "./examples";
 import { renderEvaluation, type Evaluation, type GroupFigures } from "./report";
@@ -56,7 +65,9 @@ export function evaluate(model: ReviewModel, examples: readonly LabeledExample[]
   const by = (key: (e: LabeledExample) => string): Record<string, GroupFigures> => {
     const groups = new Map<string, Scored[]>();
     for (const { e, p } of scored) groups.set(key(e), [...(groups.get(key(e)) ?? []), { p, y: e.label }]);
-    return Object.fromEntries([...groups].sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true })).map(([k, r]) => [k, figures(r, threshold)]));
+    return Object.fromEntries(
+      [...groups].sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true })).map(([k, r]) => [k, figures(r, threshold)]),
+    );
   };
   // Latency of one review as the API runs it (features + score + calibration), warm.
   const timings: number[] = [];
@@ -82,10 +93,12 @@ export function evaluate(model: ReviewModel, examples: readonly LabeledExample[]
     atThreshold: atThreshold(rows, threshold),
     probabilityEce: probabilityCalibrationError(rows),
     reliability: calibration.bins,
-    tradeOff: [...new Set([0.3, 0.4, 0.45, 0.5, threshold, 0.55, 0.6, 0.7])].sort((a, b) => a - b).map((t) => {
-      const at = atThreshold(rows, t);
-      return { threshold: t, fpCaught: at.fpCaught, tpDismissed: at.tpDismissed };
-    }),
+    tradeOff: [...new Set([0.3, 0.4, 0.45, 0.5, threshold, 0.55, 0.6, 0.7])]
+      .sort((a, b) => a - b)
+      .map((t) => {
+        const at = atThreshold(rows, t);
+        return { threshold: t, fpCaught: at.fpCaught, tpDismissed: at.tpDismissed };
+      }),
     ambiguity: ambiguity(examples),
     bySource: by((e) => e.source),
     byCwe: by((e) => e.cwe_id),

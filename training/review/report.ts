@@ -74,7 +74,9 @@ export function renderEvaluation(ev: Evaluation): string {
     "",
     "| Threshold | FP labelled FALSE_POSITIVE | TP labelled FALSE_POSITIVE |",
     "|--:|--:|--:|",
-    ...ev.tradeOff.map((r) => `| ${num(r.threshold, 4)}${r.threshold === ev.threshold ? " (operating)" : ""} | ${pct(r.fpCaught)} | ${pct(r.tpDismissed)} |`),
+    ...ev.tradeOff.map(
+      (r) => `| ${num(r.threshold, 4)}${r.threshold === ev.threshold ? " (operating)" : ""} | ${pct(r.fpCaught)} | ${pct(r.tpDismissed)} |`,
+    ),
     "",
     "Per class at the operating threshold:",
     "",
@@ -87,7 +89,9 @@ export function renderEvaluation(ev: Evaluation): string {
     "",
     "| Confidence | Findings | Mean confidence | Accuracy |",
     "|---|--:|--:|--:|",
-    ...ev.reliability.map((b) => `| ${b.from.toFixed(1)}–${b.to.toFixed(1)} | ${b.count} | ${num(b.meanConfidence)} | ${num(b.accuracy)} |`),
+    ...ev.reliability.map(
+      (b) => `| ${b.from.toFixed(1)}–${b.to.toFixed(1)} | ${b.count} | ${num(b.meanConfidence)} | ${num(b.accuracy)} |`,
+    ),
     "",
     "Per source:",
     "",

@@ -13,7 +13,20 @@ import { createHash } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_MODEL_PATH, FEATURE_SCHEME, atThreshold, encodeWeights, featurize, fitPlatt, linearScore, rocAuc, sigmoid, trainLogistic, type Example, type ReviewModelArtifact } from "@ax/ai/review";
+import {
+  DEFAULT_MODEL_PATH,
+  FEATURE_SCHEME,
+  atThreshold,
+  encodeWeights,
+  featurize,
+  fitPlatt,
+  linearScore,
+  rocAuc,
+  sigmoid,
+  trainLogistic,
+  type Example,
+  type ReviewModelArtifact,
+} from "@ax/ai/review";
 import { DEFAULT_EXAMPLES } from "./derive";
 import { loadExamples, splitOf, type LabeledExample } from "./examples";
 
@@ -55,7 +68,10 @@ function outOfFold(rows: readonly LabeledExample[], xs: readonly Example[], l2: 
   const scores = new Array<number>(rows.length).fill(0);
   for (let k = 0; k < FOLDS; k++) {
     const inFold = rows.map((r) => foldOf(r.group) === k);
-    const m = trainLogistic(xs.filter((_, i) => !inFold[i]), { ...HYPER, l2 });
+    const m = trainLogistic(
+      xs.filter((_, i) => !inFold[i]),
+      { ...HYPER, l2 },
+    );
     xs.forEach((x, i) => {
       if (inFold[i]) scores[i] = linearScore(m, x.x);
     });
@@ -86,7 +102,11 @@ export function trainArtifact(examples: readonly LabeledExample[]): ReviewModelA
   for (const e of examples) dataDigest.update(`${e.group}\0${e.label}\0${e.cwe_id}\0${e.file}\0${e.code}\n`);
   const digest = dataDigest.digest("hex");
   const version = `review-lr-${createHash("sha256").update(weights).update(JSON.stringify({ calibration, threshold })).digest("hex").slice(0, 10)}`;
-  const count = (r: readonly LabeledExample[]) => ({ examples: r.length, truePositives: r.filter((e) => e.label === 1).length, falsePositives: r.filter((e) => e.label === 0).length });
+  const count = (r: readonly LabeledExample[]) => ({
+    examples: r.length,
+    truePositives: r.filter((e) => e.label === 1).length,
+    falsePositives: r.filter((e) => e.label === 0).length,
+  });
   return {
     kind: "ax-review-logistic",
     version,
@@ -119,7 +139,9 @@ async function main(): Promise<void> {
   const artifact = trainArtifact(examples);
   const out = resolve(arg("--out") ?? DEFAULT_MODEL_PATH);
   await writeFile(out, `${JSON.stringify(artifact, null, 1)}\n`);
-  log(`wrote ${artifact.version} (threshold ${artifact.threshold.toFixed(4)}) to ${out} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(
+    `wrote ${artifact.version} (threshold ${artifact.threshold.toFixed(4)}) to ${out} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

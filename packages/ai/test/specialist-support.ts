@@ -46,7 +46,12 @@ export function knowledgeContext(route: Route, prompt: string, model?: ModelProv
 }
 
 /** A tenant-data specialist's context (findings, remediation): Ada of Acme reading `data`. */
-export function tenantContext(data: ChatDataSource, prompt: string, route: Route, over: Partial<SpecialistContext> = {}): SpecialistContext {
+export function tenantContext(
+  data: ChatDataSource,
+  prompt: string,
+  route: Route,
+  over: Partial<SpecialistContext> = {},
+): SpecialistContext {
   return {
     prompt,
     route,

@@ -12,7 +12,15 @@ describe("loadConfig", () => {
     expect(c.scan.maxRepoBytes).toBe(500 * 1024 * 1024);
     expect(c.log.format).toBe("pretty");
     expect(loadConfig({ NODE_ENV: "production" }).log.format).toBe("json");
-    expect(c.publicScan).toEqual({ enabled: true, allowInsecure: false, perIpPerHour: 10, readsPerIpPerMinute: 120, maxInFlight: 10, retentionHours: 24, sweepIntervalMs: 600_000 });
+    expect(c.publicScan).toEqual({
+      enabled: true,
+      allowInsecure: false,
+      perIpPerHour: 10,
+      readsPerIpPerMinute: 120,
+      maxInFlight: 10,
+      retentionHours: 24,
+      sweepIntervalMs: 600_000,
+    });
   });
 
   it("parses values and booleans", () => {

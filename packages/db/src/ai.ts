@@ -101,7 +101,13 @@ export async function feedbackAgreement(db: Db, organizationId: string): Promise
     .where("f.organization_id", "=", organizationId)
     .where("r.organization_id", "=", organizationId);
   const byModel = await base
-    .select(["r.kind", "r.model", sql<string>`''`.as("key"), sql<number>`count(*)::int`.as("votes"), sql<number>`count(*) filter (where f.feedback)::int`.as("agree")])
+    .select([
+      "r.kind",
+      "r.model",
+      sql<string>`''`.as("key"),
+      sql<number>`count(*)::int`.as("votes"),
+      sql<number>`count(*) filter (where f.feedback)::int`.as("agree"),
+    ])
     .groupBy(["r.kind", "r.model"])
     .orderBy("r.kind")
     .orderBy("r.model")
@@ -152,7 +158,15 @@ export function reviewVoteExamples(db: Db, organizationId?: string): Promise<Rev
 
 export async function appendChatMessage(
   db: Db,
-  m: { organizationId: string; userId: string; sessionId: string; role: "user" | "assistant"; content: string; specialist: string | null; requestId: string | null },
+  m: {
+    organizationId: string;
+    userId: string;
+    sessionId: string;
+    role: "user" | "assistant";
+    content: string;
+    specialist: string | null;
+    requestId: string | null;
+  },
 ): Promise<void> {
   await db
     .insertInto("chat_messages")
@@ -169,7 +183,13 @@ export async function appendChatMessage(
 }
 
 /** The last `limit` messages of a user's session in an organization, oldest first. */
-export async function chatHistory(db: Db, organizationId: string, userId: string, sessionId: string, limit: number): Promise<ChatMessage[]> {
+export async function chatHistory(
+  db: Db,
+  organizationId: string,
+  userId: string,
+  sessionId: string,
+  limit: number,
+): Promise<ChatMessage[]> {
   if (limit <= 0) return [];
   const rows = await db
     .selectFrom("chat_messages")
@@ -182,4 +202,3 @@ export async function chatHistory(db: Db, organizationId: string, userId: string
     .execute();
   return rows.reverse();
 }
-

@@ -28,7 +28,13 @@ describe.each(["postgres", "pglite"] as const)("analysis cache on %s", (kind) =>
 
   it("keeps entries per project and deletes a project's with its group, not its sibling's", async () => {
     const db = handle.db;
-    const t = await bootstrap(db, { orgName: "Cache", email: `c-${kind}@x.test`, displayName: "C", identityProvider: "local", expiresInDays: 1 });
+    const t = await bootstrap(db, {
+      orgName: "Cache",
+      email: `c-${kind}@x.test`,
+      displayName: "C",
+      identityProvider: "local",
+      expiresInDays: 1,
+    });
     const doomed = (await createGroup(db, t.organization_id, "doomed"))!;
     const sibling = (await createGroup(db, t.organization_id, "sibling"))!;
     // The same repository in both groups: two projects, whose caches are still apart.

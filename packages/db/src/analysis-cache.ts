@@ -69,6 +69,9 @@ export class PgAnalysisCache {
 
 /** Removes cache entries not used for `days`; returns how many. */
 export async function pruneAnalysisCache(db: Db, days: number): Promise<number> {
-  const res = await db.deleteFrom("analysis_cache").where("last_used_at", "<", new Date(Date.now() - days * 86_400_000)).executeTakeFirst();
+  const res = await db
+    .deleteFrom("analysis_cache")
+    .where("last_used_at", "<", new Date(Date.now() - days * 86_400_000))
+    .executeTakeFirst();
   return Number(res.numDeletedRows);
 }

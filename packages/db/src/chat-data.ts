@@ -34,7 +34,11 @@ export function scanInScope(db: Db, scope: ChatScope, scanId: string): Promise<S
 }
 
 function findings(db: Db, scope: ChatScope) {
-  let q = db.selectFrom("findings").innerJoin("scans", "scans.id", "findings.scan_id").selectAll("findings").where("findings.organization_id", "=", scope.organizationId);
+  let q = db
+    .selectFrom("findings")
+    .innerJoin("scans", "scans.id", "findings.scan_id")
+    .selectAll("findings")
+    .where("findings.organization_id", "=", scope.organizationId);
   if (scope.groupId) q = q.where("scans.group_id", "=", scope.groupId);
   return q;
 }
@@ -56,7 +60,12 @@ export function findingInScope(db: Db, scope: ChatScope, findingId: string): Pro
   return findings(db, scope).where("findings.id", "=", findingId).executeTakeFirst();
 }
 
-export async function cweCountsInScope(db: Db, scope: ChatScope, scanId: string, limit: number): Promise<{ cwe_id: string; cwe_name: string | null; count: number }[]> {
+export async function cweCountsInScope(
+  db: Db,
+  scope: ChatScope,
+  scanId: string,
+  limit: number,
+): Promise<{ cwe_id: string; cwe_name: string | null; count: number }[]> {
   const rows = await findings(db, scope)
     .clearSelect()
     .select(["findings.cwe_id", sql<string | null>`max(findings.cwe_name)`.as("cwe_name"), sql<number>`count(*)::int`.as("count")])

@@ -129,7 +129,9 @@ async function lockDataDir(dataDir: string): Promise<{ release(): Promise<void> 
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     const holder = Number((await fs.readFile(file, "utf8").catch(() => "")).trim());
     if (holder && holder !== process.pid && isAlive(holder)) {
-      throw new Error(`The embedded database in ${dataDir} is in use by process ${holder}. Stop that process first, or use a PostgreSQL server (DATABASE_URL).`);
+      throw new Error(
+        `The embedded database in ${dataDir} is in use by process ${holder}. Stop that process first, or use a PostgreSQL server (DATABASE_URL).`,
+      );
     }
     await fs.writeFile(file, mine, { mode: 0o600 });
   }
@@ -164,7 +166,23 @@ export function isForeignKeyViolation(err: unknown): boolean {
   return pgErrorCode(err) === "23503" || (err instanceof Error && err.name === "NoResultError");
 }
 
-const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "57P01", "57P02", "57P03", "08000", "08001", "08003", "08004", "08006", "53300"]);
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "57P01",
+  "57P02",
+  "57P03",
+  "08000",
+  "08001",
+  "08003",
+  "08004",
+  "08006",
+  "53300",
+]);
 
 /**
  * The database cannot be reached or is shutting down / starting up: an outage, not a bug in
@@ -174,5 +192,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const code = pgErrorCode(err);
   if (code && UNAVAILABLE_CODES.has(code)) return true;
   const message = err instanceof Error ? err.message : "";
-  return /Connection terminated|connection (?:is )?(?:closed|ended|refused)|Client has encountered a connection error|timeout exceeded when trying to connect|the database system is (?:starting up|shutting down)/i.test(message);
+  return /Connection terminated|connection (?:is )?(?:closed|ended|refused)|Client has encountered a connection error|timeout exceeded when trying to connect|the database system is (?:starting up|shutting down)/i.test(
+    message,
+  );
 }

@@ -11,8 +11,21 @@ import type { NewFinding } from "./schema";
 import { createScan, findOrCreateProject } from "./scans";
 
 const ZERO = {
-  CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 0, total: 0, new: 0, fixed: 0, suppressed: 0, introduced: 0,
-  to_review: 0, true_positive: 0, false_positive: 0, accepted_risk: 0, marked_fixed: 0,
+  CRITICAL: 0,
+  HIGH: 0,
+  MEDIUM: 0,
+  LOW: 0,
+  INFO: 0,
+  total: 0,
+  new: 0,
+  fixed: 0,
+  suppressed: 0,
+  introduced: 0,
+  to_review: 0,
+  true_positive: 0,
+  false_positive: 0,
+  accepted_risk: 0,
+  marked_fixed: 0,
 };
 
 describe.each(["postgres", "pglite"] as const)("scan counts on %s", (kind) => {
@@ -35,10 +48,30 @@ describe.each(["postgres", "pglite"] as const)("scan counts on %s", (kind) => {
   let n = 0;
   /** An organization with one project; its scans, completed or in the given state. */
   async function tenant() {
-    const t = await bootstrap(handle.db, { orgName: `Org ${++n}`, email: `c${n}-${kind}@x.test`, displayName: "C", identityProvider: "local", expiresInDays: 1 });
-    const project = await findOrCreateProject(handle.db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: "file:///repo", name: "repo" });
+    const t = await bootstrap(handle.db, {
+      orgName: `Org ${++n}`,
+      email: `c${n}-${kind}@x.test`,
+      displayName: "C",
+      identityProvider: "local",
+      expiresInDays: 1,
+    });
+    const project = await findOrCreateProject(handle.db, {
+      organizationId: t.organization_id,
+      groupId: t.group_id,
+      gitUrl: "file:///repo",
+      name: "repo",
+    });
     const scan = async (state = "completed") => {
-      const { scan: s } = await createScan(handle.db, { organizationId: t.organization_id, groupId: t.group_id, projectId: project.id, createdBy: t.user_id, gitUri: "file:///repo", branch: null, idempotencyKey: null, requestHash: null });
+      const { scan: s } = await createScan(handle.db, {
+        organizationId: t.organization_id,
+        groupId: t.group_id,
+        projectId: project.id,
+        createdBy: t.user_id,
+        gitUri: "file:///repo",
+        branch: null,
+        idempotencyKey: null,
+        requestHash: null,
+      });
       await handle.db.updateTable("scans").set({ state }).where("id", "=", s.id).execute();
       return s.id;
     };
@@ -49,9 +82,34 @@ describe.each(["postgres", "pglite"] as const)("scan counts on %s", (kind) => {
         .insertInto("findings")
         .values(
           rows.map((r, i) => ({
-            id: ids[i]!, scan_id: scanId, organization_id: t.organization_id, project_id: project.id, analyzer: "ast-grep", rule_id: "r", title: "t", message: "m",
-            cwe_id: null, cwe_name: null, owasp: null, file: "a.js", start_line: i + 1, end_line: i + 1, start_column: 1, end_column: 2, snippet: "x",
-            fingerprint: `fp${i}`, identity: `fp${i}`, first_seen_scan_id: scanId, severity: "HIGH", confidence: "HIGH", likelihood: null, impact: null, remediation: null, reason: null, raw: null, ...r,
+            id: ids[i]!,
+            scan_id: scanId,
+            organization_id: t.organization_id,
+            project_id: project.id,
+            analyzer: "ast-grep",
+            rule_id: "r",
+            title: "t",
+            message: "m",
+            cwe_id: null,
+            cwe_name: null,
+            owasp: null,
+            file: "a.js",
+            start_line: i + 1,
+            end_line: i + 1,
+            start_column: 1,
+            end_column: 2,
+            snippet: "x",
+            fingerprint: `fp${i}`,
+            identity: `fp${i}`,
+            first_seen_scan_id: scanId,
+            severity: "HIGH",
+            confidence: "HIGH",
+            likelihood: null,
+            impact: null,
+            remediation: null,
+            reason: null,
+            raw: null,
+            ...r,
           })),
         )
         .execute();
@@ -78,8 +136,18 @@ describe.each(["postgres", "pglite"] as const)("scan counts on %s", (kind) => {
     const counts = await scanCounts(handle.db, t.org, [scan]);
     expect(counts.get(scan)).toEqual({
       ...ZERO,
-      CRITICAL: 1, HIGH: 1, total: 2, new: 1, introduced: 1, fixed: 2, suppressed: 1,
-      to_review: 1, true_positive: 1, false_positive: 1, accepted_risk: 1, marked_fixed: 1,
+      CRITICAL: 1,
+      HIGH: 1,
+      total: 2,
+      new: 1,
+      introduced: 1,
+      fixed: 2,
+      suppressed: 1,
+      to_review: 1,
+      true_positive: 1,
+      false_positive: 1,
+      accepted_risk: 1,
+      marked_fixed: 1,
     });
   });
 
@@ -108,7 +176,12 @@ describe.each(["postgres", "pglite"] as const)("scan counts on %s", (kind) => {
     const empty = await t.scan();
     const withFindings = await t.scan();
     await t.findings(withFindings, [{ severity: "LOW" }]);
-    const [queued, running, failed, cancelled] = [await t.scan("queued"), await t.scan("running"), await t.scan("failed"), await t.scan("cancelled")];
+    const [queued, running, failed, cancelled] = [
+      await t.scan("queued"),
+      await t.scan("running"),
+      await t.scan("failed"),
+      await t.scan("cancelled"),
+    ];
     const counts = await scanCounts(handle.db, t.org, [empty, withFindings, queued, running, failed, cancelled, empty]);
     expect(Object.fromEntries(counts)).toEqual({
       [empty]: ZERO,

@@ -4,7 +4,16 @@
  * it: every view of a scan (API, chat, webhooks) asks here, a page of scans in one query.
  */
 import { sql, type RawBuilder } from "kysely";
-import { FINDING_STATUSES, OPEN_STATUSES, SCAN_COUNT_KEYS, SEVERITIES, STATUS_COUNT_KEYS, type FindingStatus, type ScanCountKey, type Severity } from "@ax/contracts";
+import {
+  FINDING_STATUSES,
+  OPEN_STATUSES,
+  SCAN_COUNT_KEYS,
+  SEVERITIES,
+  STATUS_COUNT_KEYS,
+  type FindingStatus,
+  type ScanCountKey,
+  type Severity,
+} from "@ax/contracts";
 import type { Db } from "./client";
 
 /** By key of SCAN_COUNT_KEYS; `{}` for a scan that has stored nothing (see scanCounts). */
@@ -22,14 +31,20 @@ const tally = (where: RawBuilder<boolean>) => sql<number>`(count(*) filter (wher
 
 /** Each key's condition on a finding row `f`; severities as a reviewer last set them. */
 const KEYED: Record<ScanCountKey, RawBuilder<boolean>> = {
-  ...(Object.fromEntries(SEVERITIES.map((s) => [s, sql<boolean>`${open} and f.severity = ${sql.lit(s)}`])) as Record<Severity, RawBuilder<boolean>>),
+  ...(Object.fromEntries(SEVERITIES.map((s) => [s, sql<boolean>`${open} and f.severity = ${sql.lit(s)}`])) as Record<
+    Severity,
+    RawBuilder<boolean>
+  >),
   total: open,
   new: sql<boolean>`${open} and f.baseline_state = 'new'`,
   fixed: absent,
   suppressed,
   introduced: sql<boolean>`${open} and f.introduced`,
   ...(Object.fromEntries(
-    (Object.entries(STATUS_COUNT_KEYS) as [FindingStatus, string][]).map(([status, key]) => [key, sql<boolean>`${present} and f.status = ${sql.lit(status)}`]),
+    (Object.entries(STATUS_COUNT_KEYS) as [FindingStatus, string][]).map(([status, key]) => [
+      key,
+      sql<boolean>`${present} and f.status = ${sql.lit(status)}`,
+    ]),
   ) as Record<(typeof STATUS_COUNT_KEYS)[FindingStatus], RawBuilder<boolean>>),
 };
 

@@ -34,7 +34,13 @@ describe.each(["postgres", "pglite"] as const)("database on %s", (kind) => {
   });
 
   it("authenticates a fresh token and refuses revoked, expired and forged ones", async () => {
-    const t = await bootstrap(handle.db, { orgName: "Org", email: `a-${kind}@x.test`, displayName: "A", identityProvider: "google", expiresInDays: 1 });
+    const t = await bootstrap(handle.db, {
+      orgName: "Org",
+      email: `a-${kind}@x.test`,
+      displayName: "A",
+      identityProvider: "google",
+      expiresInDays: 1,
+    });
     const principal = await authenticate(handle.db, t.token);
     expect(principal?.user.display_name).toBe("A");
     expect(principal?.memberships).toEqual([{ organization_id: t.organization_id, name: "Org", role: "owner" }]);
@@ -54,15 +60,35 @@ describe.each(["postgres", "pglite"] as const)("database on %s", (kind) => {
   });
 
   it("serialises concurrent transactions (PGlite has one session)", async () => {
-    const t = await bootstrap(handle.db, { orgName: "Par", email: `p-${kind}@x.test`, displayName: "P", identityProvider: "local", expiresInDays: 1 });
+    const t = await bootstrap(handle.db, {
+      orgName: "Par",
+      email: `p-${kind}@x.test`,
+      displayName: "P",
+      identityProvider: "local",
+      expiresInDays: 1,
+    });
     const names = Array.from({ length: 12 }, (_, i) => `g${i}`);
     const groups = await Promise.all(names.map((n) => createGroup(handle.db, t.organization_id, n)));
     expect(groups.every(Boolean)).toBe(true);
     const g = groups[0]!;
-    const project = await findOrCreateProject(handle.db, { organizationId: t.organization_id, groupId: g.id, gitUrl: "file:///x", name: "x" });
+    const project = await findOrCreateProject(handle.db, {
+      organizationId: t.organization_id,
+      groupId: g.id,
+      gitUrl: "file:///x",
+      name: "x",
+    });
     await Promise.all(
       [1, 2, 3].map((i) =>
-        createScan(handle.db, { organizationId: t.organization_id, groupId: g.id, projectId: project.id, createdBy: t.user_id, gitUri: "file:///x", branch: null, idempotencyKey: `k${i}`, requestHash: null }),
+        createScan(handle.db, {
+          organizationId: t.organization_id,
+          groupId: g.id,
+          projectId: project.id,
+          createdBy: t.user_id,
+          gitUri: "file:///x",
+          branch: null,
+          idempotencyKey: `k${i}`,
+          requestHash: null,
+        }),
       ),
     );
     const deleted = await deleteGroup(handle.db, t.organization_id, g.id);
@@ -71,32 +97,118 @@ describe.each(["postgres", "pglite"] as const)("database on %s", (kind) => {
   });
 
   it("stores a finding's dataflow as JSON, NULL without one, and filters by its status", async () => {
-    const t = await bootstrap(handle.db, { orgName: "Flow", email: `f-${kind}@x.test`, displayName: "F", identityProvider: "local", expiresInDays: 1 });
-    const project = await findOrCreateProject(handle.db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: "file:///flow", name: "flow" });
-    const { scan } = await createScan(handle.db, { organizationId: t.organization_id, groupId: t.group_id, projectId: project.id, createdBy: t.user_id, gitUri: "file:///flow", branch: null, idempotencyKey: null, requestHash: null });
+    const t = await bootstrap(handle.db, {
+      orgName: "Flow",
+      email: `f-${kind}@x.test`,
+      displayName: "F",
+      identityProvider: "local",
+      expiresInDays: 1,
+    });
+    const project = await findOrCreateProject(handle.db, {
+      organizationId: t.organization_id,
+      groupId: t.group_id,
+      gitUrl: "file:///flow",
+      name: "flow",
+    });
+    const { scan } = await createScan(handle.db, {
+      organizationId: t.organization_id,
+      groupId: t.group_id,
+      projectId: project.id,
+      createdBy: t.user_id,
+      gitUri: "file:///flow",
+      branch: null,
+      idempotencyKey: null,
+      requestHash: null,
+    });
     await markRunning(handle.db, scan.id);
-    const base = { analyzer: "taint", rule_id: "r", title: "t", message: "m", cwe_id: null, cwe_name: null, owasp: null, file: "a.py", end_line: 1, start_column: 1, end_column: 2, snippet: "x", severity: "HIGH" as const, confidence: "HIGH" as const, likelihood: null, impact: null, remediation: null, raw: null };
-    const dataflow = { status: "confirmed" as const, source_kind: "local" as const, trace: [{ file: "a.py", line: 1, column: 5, kind: "sink" as const, label: "eval", code: "eval(x)" }] };
+    const base = {
+      analyzer: "taint",
+      rule_id: "r",
+      title: "t",
+      message: "m",
+      cwe_id: null,
+      cwe_name: null,
+      owasp: null,
+      file: "a.py",
+      end_line: 1,
+      start_column: 1,
+      end_column: 2,
+      snippet: "x",
+      severity: "HIGH" as const,
+      confidence: "HIGH" as const,
+      likelihood: null,
+      impact: null,
+      remediation: null,
+      raw: null,
+    };
+    const dataflow = {
+      status: "confirmed" as const,
+      source_kind: "local" as const,
+      trace: [{ file: "a.py", line: 1, column: 5, kind: "sink" as const, label: "eval", code: "eval(x)" }],
+    };
     await storeScanResults(handle.db, {
       scanId: scan.id,
       projectId: project.id,
       organizationId: t.organization_id,
-      findings: [{ ...base, start_line: 1, fingerprint: "1", dataflow }, { ...base, start_line: 2, fingerprint: "2" }],
+      findings: [
+        { ...base, start_line: 1, fingerprint: "1", dataflow },
+        { ...base, start_line: 2, fingerprint: "2" },
+      ],
       analyzers: [],
       languages: ["python"],
     });
-    const find = (filter: "confirmed" | "unconfirmed" | "none") => listFindings(handle.db, { organizationId: t.organization_id, scanId: scan.id, filters: { dataflow: filter }, limit: 10 });
+    const find = (filter: "confirmed" | "unconfirmed" | "none") =>
+      listFindings(handle.db, { organizationId: t.organization_id, scanId: scan.id, filters: { dataflow: filter }, limit: 10 });
     expect((await find("confirmed")).map((f) => [f.fingerprint, f.dataflow])).toEqual([["1", dataflow]]);
     expect((await find("none")).map((f) => [f.fingerprint, f.dataflow])).toEqual([["2", null]]);
     expect(await find("unconfirmed")).toEqual([]);
   });
 
   it("lists findings without their raw output and fix, saying only whether the fix has a diff", async () => {
-    const t = await bootstrap(handle.db, { orgName: "Lean", email: `l-${kind}@x.test`, displayName: "L", identityProvider: "local", expiresInDays: 1 });
-    const project = await findOrCreateProject(handle.db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: "file:///lean", name: "lean" });
-    const { scan } = await createScan(handle.db, { organizationId: t.organization_id, groupId: t.group_id, projectId: project.id, createdBy: t.user_id, gitUri: "file:///lean", branch: null, idempotencyKey: null, requestHash: null });
+    const t = await bootstrap(handle.db, {
+      orgName: "Lean",
+      email: `l-${kind}@x.test`,
+      displayName: "L",
+      identityProvider: "local",
+      expiresInDays: 1,
+    });
+    const project = await findOrCreateProject(handle.db, {
+      organizationId: t.organization_id,
+      groupId: t.group_id,
+      gitUrl: "file:///lean",
+      name: "lean",
+    });
+    const { scan } = await createScan(handle.db, {
+      organizationId: t.organization_id,
+      groupId: t.group_id,
+      projectId: project.id,
+      createdBy: t.user_id,
+      gitUri: "file:///lean",
+      branch: null,
+      idempotencyKey: null,
+      requestHash: null,
+    });
     await markRunning(handle.db, scan.id);
-    const base = { analyzer: "ast-grep", rule_id: "r", title: "t", message: "m", cwe_id: null, cwe_name: null, owasp: null, file: "a.js", end_line: 1, start_column: 1, end_column: 2, snippet: "x", severity: "LOW" as const, confidence: "HIGH" as const, likelihood: null, impact: null, remediation: null, raw: { big: "x".repeat(1000) } };
+    const base = {
+      analyzer: "ast-grep",
+      rule_id: "r",
+      title: "t",
+      message: "m",
+      cwe_id: null,
+      cwe_name: null,
+      owasp: null,
+      file: "a.js",
+      end_line: 1,
+      start_column: 1,
+      end_column: 2,
+      snippet: "x",
+      severity: "LOW" as const,
+      confidence: "HIGH" as const,
+      likelihood: null,
+      impact: null,
+      remediation: null,
+      raw: { big: "x".repeat(1000) },
+    };
     const fix = { replacement: "y", start_byte: 0, end_byte: 1 };
     await storeScanResults(handle.db, {
       scanId: scan.id,
@@ -111,7 +223,11 @@ describe.each(["postgres", "pglite"] as const)("database on %s", (kind) => {
       languages: ["javascript"],
     });
     const rows = await listFindings(handle.db, { organizationId: t.organization_id, scanId: scan.id, filters: {}, limit: 10 });
-    expect(rows.map((r) => [r.fingerprint, r.has_fix])).toEqual([["1", true], ["2", false], ["3", false]]);
+    expect(rows.map((r) => [r.fingerprint, r.has_fix])).toEqual([
+      ["1", true],
+      ["2", false],
+      ["3", false],
+    ]);
     for (const r of rows) {
       expect(r).not.toHaveProperty("raw");
       expect(r).not.toHaveProperty("fix");
@@ -122,37 +238,104 @@ describe.each(["postgres", "pglite"] as const)("database on %s", (kind) => {
   });
 
   it("keeps a finding and its history in step under concurrent triage; If-Match lets exactly one writer win", async () => {
-    const t = await bootstrap(handle.db, { orgName: "Race", email: `r-${kind}@x.test`, displayName: "R", identityProvider: "local", expiresInDays: 1 });
-    const project = await findOrCreateProject(handle.db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: "file:///race", name: "race" });
-    const { scan } = await createScan(handle.db, { organizationId: t.organization_id, groupId: t.group_id, projectId: project.id, createdBy: t.user_id, gitUri: "file:///race", branch: null, idempotencyKey: null, requestHash: null });
+    const t = await bootstrap(handle.db, {
+      orgName: "Race",
+      email: `r-${kind}@x.test`,
+      displayName: "R",
+      identityProvider: "local",
+      expiresInDays: 1,
+    });
+    const project = await findOrCreateProject(handle.db, {
+      organizationId: t.organization_id,
+      groupId: t.group_id,
+      gitUrl: "file:///race",
+      name: "race",
+    });
+    const { scan } = await createScan(handle.db, {
+      organizationId: t.organization_id,
+      groupId: t.group_id,
+      projectId: project.id,
+      createdBy: t.user_id,
+      gitUri: "file:///race",
+      branch: null,
+      idempotencyKey: null,
+      requestHash: null,
+    });
     await markRunning(handle.db, scan.id);
-    const base = { analyzer: "ast-grep", rule_id: "r", title: "t", message: "m", cwe_id: null, cwe_name: null, owasp: null, file: "a.py", start_line: 1, end_line: 1, start_column: 1, end_column: 2, snippet: "x", severity: "HIGH" as const, confidence: "HIGH" as const, likelihood: null, impact: null, remediation: null, raw: null };
-    await storeScanResults(handle.db, { scanId: scan.id, projectId: project.id, organizationId: t.organization_id, findings: [{ ...base, fingerprint: "race" }], analyzers: [], languages: ["python"] });
+    const base = {
+      analyzer: "ast-grep",
+      rule_id: "r",
+      title: "t",
+      message: "m",
+      cwe_id: null,
+      cwe_name: null,
+      owasp: null,
+      file: "a.py",
+      start_line: 1,
+      end_line: 1,
+      start_column: 1,
+      end_column: 2,
+      snippet: "x",
+      severity: "HIGH" as const,
+      confidence: "HIGH" as const,
+      likelihood: null,
+      impact: null,
+      remediation: null,
+      raw: null,
+    };
+    await storeScanResults(handle.db, {
+      scanId: scan.id,
+      projectId: project.id,
+      organizationId: t.organization_id,
+      findings: [{ ...base, fingerprint: "race" }],
+      analyzers: [],
+      languages: ["python"],
+    });
     const [seeded] = await listFindings(handle.db, { organizationId: t.organization_id, scanId: scan.id, filters: {}, limit: 1 });
     const ids = { organizationId: t.organization_id, scanId: scan.id, findingId: seeded!.id, userId: t.user_id };
 
     // 16 writers at once, each changing the reason to a value of its own: every one applies.
-    const outcomes = await Promise.all(Array.from({ length: 16 }, (_, i) => updateFinding(handle.db, { ...ids, patch: { reason: `r${i}` } })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => updateFinding(handle.db, { ...ids, patch: { reason: `r${i}` } })),
+    );
     expect(outcomes.every((o) => o.kind === "updated")).toBe(true);
     const after = await getFinding(handle.db, t.organization_id, scan.id, seeded!.id);
     expect(after?.version).toBe(seeded!.version + 16);
     const history = await findingHistory(handle.db, t.organization_id, seeded!.id);
     expect(history.map((h) => h.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 16 }, (_, i) => seeded!.version + 1 + i));
     // Each row's "from" is the previous row's "to": no write was lost or recorded twice.
-    const chain = [...history].sort((a, b) => a.version - b.version).map((h) => (h.changes as { reason: { from: string | null; to: string } }).reason);
+    const chain = [...history]
+      .sort((a, b) => a.version - b.version)
+      .map((h) => (h.changes as { reason: { from: string | null; to: string } }).reason);
     for (let i = 1; i < chain.length; i++) expect(chain[i]!.from).toBe(chain[i - 1]!.to);
     expect(chain.at(-1)!.to).toBe(after?.reason);
 
     // With the version they read (If-Match), concurrent writers conflict: one wins.
-    const racing = await Promise.all(["FALSE POSITIVE", "TRUE POSITIVE", "FALSE POSITIVE"].map((status, i) => updateFinding(handle.db, { ...ids, patch: { status: status as "FALSE POSITIVE", reason: `m${i}` }, expectedVersion: after!.version })));
+    const racing = await Promise.all(
+      ["FALSE POSITIVE", "TRUE POSITIVE", "FALSE POSITIVE"].map((status, i) =>
+        updateFinding(handle.db, {
+          ...ids,
+          patch: { status: status as "FALSE POSITIVE", reason: `m${i}` },
+          expectedVersion: after!.version,
+        }),
+      ),
+    );
     expect(racing.filter((o) => o.kind === "updated")).toHaveLength(1);
     expect(racing.filter((o) => o.kind === "conflict")).toEqual([
       { kind: "conflict", version: after!.version + 1 },
       { kind: "conflict", version: after!.version + 1 },
     ]);
     // Another organization cannot touch it.
-    const other = await bootstrap(handle.db, { orgName: "Else", email: `e-${kind}@x.test`, displayName: "E", identityProvider: "local", expiresInDays: 1 });
-    expect(await updateFinding(handle.db, { ...ids, organizationId: other.organization_id, userId: other.user_id, patch: { reason: "x" } })).toEqual({ kind: "not_found" });
+    const other = await bootstrap(handle.db, {
+      orgName: "Else",
+      email: `e-${kind}@x.test`,
+      displayName: "E",
+      identityProvider: "local",
+      expiresInDays: 1,
+    });
+    expect(
+      await updateFinding(handle.db, { ...ids, organizationId: other.organization_id, userId: other.user_id, patch: { reason: "x" } }),
+    ).toEqual({ kind: "not_found" });
   });
 });
 

@@ -1,5 +1,14 @@
 import { sql } from "kysely";
-import { TRIAGE_FIELDS, type AnalyzerRun, type CommitLineMap, type FindingDataflow, type FindingUpdateBody, type NormalizedFinding, type ScanDiff, type TriageField } from "@ax/contracts";
+import {
+  TRIAGE_FIELDS,
+  type AnalyzerRun,
+  type CommitLineMap,
+  type FindingDataflow,
+  type FindingUpdateBody,
+  type NormalizedFinding,
+  type ScanDiff,
+  type TriageField,
+} from "@ax/contracts";
 import type { Db } from "./client";
 import { newId } from "./ids";
 import { matchFindings } from "./identity";
@@ -64,7 +73,20 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
 
     const refs = await selectReferences(trx, input.organizationId, input.projectId, scan.branch, input.scanId);
     const refOf = new Map(refs.map((r) => [r.scanId, r]));
-    const priorRows = refs.length > 0 ? await trx.selectFrom("findings").selectAll().where("organization_id", "=", input.organizationId).where("scan_id", "in", refs.map((r) => r.scanId)).where("baseline_state", "!=", "absent").execute() : [];
+    const priorRows =
+      refs.length > 0
+        ? await trx
+            .selectFrom("findings")
+            .selectAll()
+            .where("organization_id", "=", input.organizationId)
+            .where(
+              "scan_id",
+              "in",
+              refs.map((r) => r.scanId),
+            )
+            .where("baseline_state", "!=", "absent")
+            .execute()
+        : [];
     // A tier takes each analyzer's findings from its latest scan where that analyzer completed,
     // so one finding (a merged one whose leading analyzer changed) can come from two scans of a
     // tier: the newer scan's copy is the one that says where it is now.
@@ -168,7 +190,21 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
       }
       if (identities.has(before.identity)) return;
       identities.add(before.identity);
-      const { id: _id, scan_id: _s, severity_rank: _r, created_at: _c, updated_at: _u, raw, sources, suppression, fix: _fix, introduced: _i, dataflow, locator, ...rest } = before;
+      const {
+        id: _id,
+        scan_id: _s,
+        severity_rank: _r,
+        created_at: _c,
+        updated_at: _u,
+        raw,
+        sources,
+        suppression,
+        fix: _fix,
+        introduced: _i,
+        dataflow,
+        locator,
+        ...rest
+      } = before;
       const id = newId();
       rows.push({
         ...rest,
@@ -203,7 +239,10 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
     });
 
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      await trx.insertInto("findings").values(rows.slice(i, i + INSERT_CHUNK)).execute();
+      await trx
+        .insertInto("findings")
+        .values(rows.slice(i, i + INSERT_CHUNK))
+        .execute();
     }
     for (let i = 0; i < history.length; i += INSERT_CHUNK) {
       await trx
@@ -353,7 +392,18 @@ function applyDecision(row: NewFinding, fields: Record<string, string | null>): 
 }
 
 function countBySeverity(rows: NewFinding[]): Record<string, number> {
-  const counts: Record<string, number> = { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 0, total: 0, new: 0, fixed: 0, suppressed: 0, introduced: 0 };
+  const counts: Record<string, number> = {
+    CRITICAL: 0,
+    HIGH: 0,
+    MEDIUM: 0,
+    LOW: 0,
+    INFO: 0,
+    total: 0,
+    new: 0,
+    fixed: 0,
+    suppressed: 0,
+    introduced: 0,
+  };
   for (const r of rows) {
     if (r.status === "FIXED" && r.baseline_state === "absent") {
       counts.fixed = (counts.fixed ?? 0) + 1;
@@ -417,11 +467,46 @@ export type FindingListRow = Omit<Finding, "raw" | "fix" | "triaged_fields" | "l
 
 /** Every column of a list row, as a record so that a column added to findings must be listed here (or omitted above). */
 const LISTED: Record<Exclude<keyof FindingListRow, "has_fix">, true> = {
-  id: true, scan_id: true, organization_id: true, project_id: true, analyzer: true, rule_id: true, title: true, message: true, cwe_id: true,
-  cwe_name: true, owasp: true, file: true, start_line: true, end_line: true, start_column: true, end_column: true, snippet: true,
-  fingerprint: true, identity: true, first_seen_scan_id: true, baseline_state: true, status: true, reason: true, remediation: true, severity: true,
-  impact: true, likelihood: true, confidence: true, severity_rank: true, list_rank: true, version: true, sources: true, suppression: true, introduced: true,
-  dataflow: true, ai_class: true, ai_confidence: true, ai_model: true, created_at: true, updated_at: true,
+  id: true,
+  scan_id: true,
+  organization_id: true,
+  project_id: true,
+  analyzer: true,
+  rule_id: true,
+  title: true,
+  message: true,
+  cwe_id: true,
+  cwe_name: true,
+  owasp: true,
+  file: true,
+  start_line: true,
+  end_line: true,
+  start_column: true,
+  end_column: true,
+  snippet: true,
+  fingerprint: true,
+  identity: true,
+  first_seen_scan_id: true,
+  baseline_state: true,
+  status: true,
+  reason: true,
+  remediation: true,
+  severity: true,
+  impact: true,
+  likelihood: true,
+  confidence: true,
+  severity_rank: true,
+  list_rank: true,
+  version: true,
+  sources: true,
+  suppression: true,
+  introduced: true,
+  dataflow: true,
+  ai_class: true,
+  ai_confidence: true,
+  ai_model: true,
+  created_at: true,
+  updated_at: true,
 };
 const LIST_COLUMNS = Object.keys(LISTED) as (keyof typeof LISTED)[];
 
@@ -470,7 +555,10 @@ export function listFindings(
     const missing = order === "ai_confidence" ? 2 : -1;
     const key = sql<number>`coalesce(ai_confidence, ${missing})`;
     const a = q.after as AiFindingCursor | undefined;
-    if (a) query = query.where(order === "ai_confidence" ? sql<boolean>`(${key}, id) > (${a.ai}, ${a.id})` : sql<boolean>`(${key}, id) < (${a.ai}, ${a.id})`);
+    if (a)
+      query = query.where(
+        order === "ai_confidence" ? sql<boolean>`(${key}, id) > (${a.ai}, ${a.id})` : sql<boolean>`(${key}, id) < (${a.ai}, ${a.id})`,
+      );
     const dir = order === "ai_confidence" ? "asc" : "desc";
     return query.orderBy(key, dir).orderBy("id", dir).limit(q.limit).execute();
   }
@@ -504,7 +592,8 @@ export function getFinding(db: Db, organizationId: string, scanId: string, findi
     .executeTakeFirst();
 }
 
-export type UpdateOutcome = { kind: "updated"; finding: Finding; changed: string[] } | { kind: "not_found" } | { kind: "conflict"; version: number };
+export type UpdateOutcome =
+  { kind: "updated"; finding: Finding; changed: string[] } | { kind: "not_found" } | { kind: "conflict"; version: number };
 
 /**
  * Applies the fields present in the patch, and only those, recording what changed in the
@@ -512,7 +601,14 @@ export type UpdateOutcome = { kind: "updated"; finding: Finding; changed: string
  */
 export async function updateFinding(
   db: Db,
-  input: { organizationId: string; scanId: string; findingId: string; patch: FindingUpdateBody; userId: string; expectedVersion?: number | undefined },
+  input: {
+    organizationId: string;
+    scanId: string;
+    findingId: string;
+    patch: FindingUpdateBody;
+    userId: string;
+    expectedVersion?: number | undefined;
+  },
 ): Promise<UpdateOutcome> {
   return db.transaction().execute(async (trx) => {
     // Locks in the order a group's hard delete takes them (project, then its rows): the project
@@ -537,7 +633,8 @@ export async function updateFinding(
       .forUpdate()
       .executeTakeFirst();
     if (!current) return { kind: "not_found" };
-    if (input.expectedVersion !== undefined && input.expectedVersion !== current.version) return { kind: "conflict", version: current.version };
+    if (input.expectedVersion !== undefined && input.expectedVersion !== current.version)
+      return { kind: "conflict", version: current.version };
 
     const changes: Record<string, { from: string | null; to: string | null }> = {};
     const set: Partial<Record<TriageField, string>> = {};
@@ -566,7 +663,12 @@ export async function updateFinding(
       .executeTakeFirstOrThrow();
     // The decision belongs to the project: kept per identity and branch for every later scan,
     // whichever scan it was made on (merged into the branch's earlier decision on it).
-    const scan = await trx.selectFrom("scans").select("branch").where("organization_id", "=", input.organizationId).where("id", "=", current.scan_id).executeTakeFirst();
+    const scan = await trx
+      .selectFrom("scans")
+      .select("branch")
+      .where("organization_id", "=", input.organizationId)
+      .where("id", "=", current.scan_id)
+      .executeTakeFirst();
     await trx
       .insertInto("triage_decisions")
       .values({
@@ -605,7 +707,11 @@ export async function updateFinding(
   });
 }
 
-export function findingHistory(db: Db, organizationId: string, findingId: string): Promise<(FindingHistory & { display_name: string | null })[]> {
+export function findingHistory(
+  db: Db,
+  organizationId: string,
+  findingId: string,
+): Promise<(FindingHistory & { display_name: string | null })[]> {
   return db
     .selectFrom("finding_history as h")
     .leftJoin("users as u", "u.id", "h.changed_by")

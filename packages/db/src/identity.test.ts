@@ -4,7 +4,13 @@ import type { CommitLineMap, FindingLocator } from "@ax/contracts";
 import { matchFindings, type Locatable, type PriorLocatable } from "./identity";
 
 const loc = (code: string, scope = "function f", context = "ctx"): FindingLocator => ({ code, scope, context });
-const f = (file: string, line: number, locator: FindingLocator | null, rule = "r", fingerprint = `${file}:${line}`): Locatable => ({ rule_id: rule, file, start_line: line, locator, fingerprint });
+const f = (file: string, line: number, locator: FindingLocator | null, rule = "r", fingerprint = `${file}:${line}`): Locatable => ({
+  rule_id: rule,
+  file,
+  start_line: line,
+  locator,
+  fingerprint,
+});
 const p = (commit: string | null, x: Locatable): PriorLocatable => ({ ...x, commit });
 
 describe("matchFindings", () => {
@@ -21,7 +27,21 @@ describe("matchFindings", () => {
     // Git kept "line 6" of f3 (its header and body deleted around it) as line 4 of f7, where an
     // identical call was pasted; f3 itself moved to line 14.
     const prior = [p("A", f("a.js", 6, loc("read()", "function f3", "ctx-f3")))];
-    const map: CommitLineMap = { from: "A", to: "B", changed: 9, files: { "a.js": { path: "a.js", hunks: [[4, 2, 3, 0], [7, 1, 4, 0], [15, 0, 13, 4]] } } };
+    const map: CommitLineMap = {
+      from: "A",
+      to: "B",
+      changed: 9,
+      files: {
+        "a.js": {
+          path: "a.js",
+          hunks: [
+            [4, 2, 3, 0],
+            [7, 1, 4, 0],
+            [15, 0, 13, 4],
+          ],
+        },
+      },
+    };
     const next = [f("a.js", 4, loc("read()", "function f7", "ctx-f7")), f("a.js", 14, loc("read()", "function f3", "ctx-f3"))];
     expect(matchFindings(prior, next, "B", [map])).toEqual([null, 0]);
   });
@@ -36,8 +56,16 @@ describe("matchFindings", () => {
   });
 
   it("follows a rename, and a function moved to another file by scope and context", () => {
-    const prior = [p("A", f("old.js", 3, loc("eval(x)", "function g", "c1"))), p("A", f("one.js", 7, loc("exec(y)", "function moved", "c2")))];
-    const map: CommitLineMap = { from: "A", to: "B", changed: 1, files: { "old.js": { path: "new.js", hunks: [] }, "one.js": { path: "one.js", hunks: [[5, 5, 4, 0]] } } };
+    const prior = [
+      p("A", f("old.js", 3, loc("eval(x)", "function g", "c1"))),
+      p("A", f("one.js", 7, loc("exec(y)", "function moved", "c2"))),
+    ];
+    const map: CommitLineMap = {
+      from: "A",
+      to: "B",
+      changed: 1,
+      files: { "old.js": { path: "new.js", hunks: [] }, "one.js": { path: "one.js", hunks: [[5, 5, 4, 0]] } },
+    };
     const next = [f("two.js", 12, loc("exec(y)", "function moved", "c2")), f("new.js", 3, loc("eval(x)", "function g", "c1"))];
     expect(matchFindings(prior, next, "B", [map])).toEqual([1, 0]);
   });
@@ -50,14 +78,35 @@ describe("matchFindings", () => {
   });
 
   it("without a line map, pairs equal keys in line order and falls back to rule and code in the file", () => {
-    const prior = [p("gone", f("a.js", 4, loc("eval(x)", "function f", "c"))), p("gone", f("a.js", 9, loc("eval(x)", "function f", "c"))), p("gone", f("a.js", 30, loc("md5()", "function h", "old ctx")))];
-    const next = [f("a.js", 40, loc("md5()", "function renamed", "new ctx")), f("a.js", 14, loc("eval(x)", "function f", "c")), f("a.js", 6, loc("eval(x)", "function f", "c"))];
+    const prior = [
+      p("gone", f("a.js", 4, loc("eval(x)", "function f", "c"))),
+      p("gone", f("a.js", 9, loc("eval(x)", "function f", "c"))),
+      p("gone", f("a.js", 30, loc("md5()", "function h", "old ctx"))),
+    ];
+    const next = [
+      f("a.js", 40, loc("md5()", "function renamed", "new ctx")),
+      f("a.js", 14, loc("eval(x)", "function f", "c")),
+      f("a.js", 6, loc("eval(x)", "function f", "c")),
+    ];
     expect(matchFindings(prior, next, "B", [])).toEqual([2, 1, 0]);
   });
 
   it("with a line map, does not pair a deleted line with an identical line added elsewhere in the file", () => {
     const prior = [p("A", f("a.js", 4, loc("eval(x)", "function f", "c1")))];
-    const map: CommitLineMap = { from: "A", to: "B", changed: 1, files: { "a.js": { path: "a.js", hunks: [[4, 1, 3, 0], [20, 0, 20, 1]] } } };
+    const map: CommitLineMap = {
+      from: "A",
+      to: "B",
+      changed: 1,
+      files: {
+        "a.js": {
+          path: "a.js",
+          hunks: [
+            [4, 1, 3, 0],
+            [20, 0, 20, 1],
+          ],
+        },
+      },
+    };
     const next = [f("a.js", 20, loc("eval(x)", "function other", "c2"))];
     expect(matchFindings(prior, next, "B", [map])).toEqual([null]);
   });

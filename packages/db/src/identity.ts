@@ -45,7 +45,13 @@ export interface PriorLocatable extends Locatable {
  * surrounding lines — the looser stages serve edits within one history, and across branches
  * they would pair two independent additions of the same code to one function.
  */
-export function matchFindings(prior: readonly PriorLocatable[], next: readonly Locatable[], commit: string | null, maps: readonly CommitLineMap[], strict = false): (number | null)[] {
+export function matchFindings(
+  prior: readonly PriorLocatable[],
+  next: readonly Locatable[],
+  commit: string | null,
+  maps: readonly CommitLineMap[],
+  strict = false,
+): (number | null)[] {
   const result: (number | null)[] = next.map(() => null);
   const priorTaken = new Array<boolean>(prior.length).fill(false);
   const mapFrom = new Map(maps.filter((m) => m.to === commit).map((m) => [m.from, m]));
@@ -96,7 +102,8 @@ export function matchFindings(prior: readonly PriorLocatable[], next: readonly L
     });
     return groups.values();
   };
-  const fullKey = (f: Locatable, file: string) => (f.locator ? [f.rule_id, f.locator.code, f.locator.scope, f.locator.context, file].join("\0") : null);
+  const fullKey = (f: Locatable, file: string) =>
+    f.locator ? [f.rule_id, f.locator.code, f.locator.scope, f.locator.context, file].join("\0") : null;
   for (const g of groupsBy(fullKey)) {
     if (g.prior.length !== 1 || g.next.length !== 1) continue;
     result[g.next[0] as number] = g.prior[0] as number;
@@ -115,7 +122,9 @@ export function matchFindings(prior: readonly PriorLocatable[], next: readonly L
     // keeps more of this finding's surroundings than the one git chose, git's choice is not
     // trusted, and the stages below decide.
     const own = affinity(p, next[j] as Locatable);
-    const better = next.some((n, k) => k !== j && result[k] === null && n.rule_id === p.rule_id && n.file === where.file && sameCode(p, n) && affinity(p, n) > own);
+    const better = next.some(
+      (n, k) => k !== j && result[k] === null && n.rule_id === p.rule_id && n.file === where.file && sameCode(p, n) && affinity(p, n) > own,
+    );
     if (better) return;
     result[j] = i;
     priorTaken[i] = true;
@@ -158,7 +167,9 @@ export function matchFindings(prior: readonly PriorLocatable[], next: readonly L
       if (!placedAll || !at) return 0;
       return at.file === n.file ? Math.abs(at.line - n.start_line) : Number.MAX_SAFE_INTEGER;
     };
-    const pairs = ps.flatMap((i, pi) => ns.map((j, nj) => ({ i, j, a: affinity(prior[i] as Locatable, next[j] as Locatable), d: distance(i, j), rank: pi + nj })));
+    const pairs = ps.flatMap((i, pi) =>
+      ns.map((j, nj) => ({ i, j, a: affinity(prior[i] as Locatable, next[j] as Locatable), d: distance(i, j), rank: pi + nj })),
+    );
     pairs.sort((a, b) => b.a - a.a || a.d - b.d || a.rank - b.rank);
     const usedP = new Set<number>();
     const usedN = new Set<number>();

@@ -21,13 +21,15 @@ export function getOrganization(db: Db, id: string): Promise<Organization | unde
 }
 
 export function countOrganizations(db: Db): Promise<number> {
-  return db
-    .selectFrom("organizations")
-    .select((eb) => eb.fn.countAll<string>().as("n"))
-    // Internal organizations (public scans) are nobody's: they do not make a database "used".
-    .where("internal_key", "is", null)
-    .executeTakeFirstOrThrow()
-    .then((r) => Number(r.n));
+  return (
+    db
+      .selectFrom("organizations")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      // Internal organizations (public scans) are nobody's: they do not make a database "used".
+      .where("internal_key", "is", null)
+      .executeTakeFirstOrThrow()
+      .then((r) => Number(r.n))
+  );
 }
 
 export function createUser(
@@ -87,7 +89,12 @@ export async function ensureDefaultGroup(db: Db, organizationId: string): Promis
   for (let attempt = 0; ; attempt++) {
     const created = await createGroup(db, organizationId, DEFAULT_GROUP);
     if (created) return created;
-    const group = await db.selectFrom("groups").selectAll().where("organization_id", "=", organizationId).where("name", "=", DEFAULT_GROUP).executeTakeFirst();
+    const group = await db
+      .selectFrom("groups")
+      .selectAll()
+      .where("organization_id", "=", organizationId)
+      .where("name", "=", DEFAULT_GROUP)
+      .executeTakeFirst();
     if (group) return group;
     if (attempt >= 2) throw new Error("ensureDefaultGroup: the default group keeps disappearing");
   }
@@ -119,7 +126,9 @@ export async function deleteGroup(db: Db, organizationId: string, groupId: strin
     if (!group) return undefined;
     // The projects next, before the cascade reaches their rows: a reviewer's change and a scan's
     // store lock the project before its rows too, so each waits for the other, never deadlocks.
-    const projectIds = (await trx.selectFrom("projects").select("id").where("group_id", "=", groupId).orderBy("id").forUpdate().execute()).map((p) => p.id);
+    const projectIds = (
+      await trx.selectFrom("projects").select("id").where("group_id", "=", groupId).orderBy("id").forUpdate().execute()
+    ).map((p) => p.id);
     const scans = await trx.selectFrom("scans").select(["id"]).where("group_id", "=", groupId).execute();
     const scanIds = scans.map((s) => s.id);
     const counts = await trx

@@ -66,14 +66,20 @@ export async function deleteExpiredPublicScans(db: Db, before: Date): Promise<Pu
       .where("organization_id", "=", organizationId)
       .where("scan_id", "in", expired)
       .executeTakeFirstOrThrow();
-    const scans = await trx.deleteFrom("scans").where("organization_id", "=", organizationId).where("created_at", "<", before).executeTakeFirst();
+    const scans = await trx
+      .deleteFrom("scans")
+      .where("organization_id", "=", organizationId)
+      .where("created_at", "<", before)
+      .executeTakeFirst();
     // Only projects older than the retention: a project created for a public scan that is
     // being started has no scan row yet, and deleting it would fail that scan's insert.
     const projects = await trx
       .deleteFrom("projects")
       .where("organization_id", "=", organizationId)
       .where("created_at", "<", before)
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom("scans").select("id").whereRef("scans.project_id", "=", "projects.id"))))
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom("scans").select("id").whereRef("scans.project_id", "=", "projects.id"))),
+      )
       .executeTakeFirst();
     return { scans: Number(scans.numDeletedRows), findings: Number(n), projects: Number(projects.numDeletedRows) };
   });

@@ -33,7 +33,13 @@ export interface ReferenceScan {
   analyzers: Set<string>;
 }
 
-export async function selectReferences(db: Db, organizationId: string, projectId: string, branch: string | null, excludeScanId: string): Promise<ReferenceScan[]> {
+export async function selectReferences(
+  db: Db,
+  organizationId: string,
+  projectId: string,
+  branch: string | null,
+  excludeScanId: string,
+): Promise<ReferenceScan[]> {
   const candidates = await db
     .selectFrom("scans")
     .select(["id", "branch", "commit_sha", "analyzers"])
@@ -79,7 +85,12 @@ export interface FixedRecord {
 }
 
 /** Per branch, the findings its scans have recorded as fixed. */
-export async function fixedRecords(db: Db, organizationId: string, projectId: string, branches: (string | null)[]): Promise<Map<string | null, FixedRecord[]>> {
+export async function fixedRecords(
+  db: Db,
+  organizationId: string,
+  projectId: string,
+  branches: (string | null)[],
+): Promise<Map<string | null, FixedRecord[]>> {
   const out = new Map<string | null, FixedRecord[]>();
   const named = branches.filter((b): b is string => b !== null);
   if (named.length === 0) return out;
@@ -97,7 +108,13 @@ export async function fixedRecords(db: Db, organizationId: string, projectId: st
 }
 
 /** The commits whose line mapping to the new commit the store will want, tier by tier (asked by the worker at clone time). */
-export async function referenceCommits(db: Db, organizationId: string, projectId: string, branch: string, scanId: string): Promise<{ commit: string; sameBranch: boolean }[]> {
+export async function referenceCommits(
+  db: Db,
+  organizationId: string,
+  projectId: string,
+  branch: string,
+  scanId: string,
+): Promise<{ commit: string; sameBranch: boolean }[]> {
   const refs = await selectReferences(db, organizationId, projectId, branch, scanId);
   const seen = new Set<string>();
   const out: { commit: string; sameBranch: boolean }[] = [];

@@ -19,7 +19,12 @@ export async function findOrCreateProject(
       .returningAll()
       .executeTakeFirst();
     if (inserted) return inserted;
-    const existing = await db.selectFrom("projects").selectAll().where("group_id", "=", input.groupId).where("git_url", "=", input.gitUrl).executeTakeFirst();
+    const existing = await db
+      .selectFrom("projects")
+      .selectAll()
+      .where("group_id", "=", input.groupId)
+      .where("git_url", "=", input.gitUrl)
+      .executeTakeFirst();
     if (existing) return existing;
     if (attempt >= 2) throw new Error("findOrCreateProject: the project keeps disappearing");
   }
@@ -254,5 +259,9 @@ export async function requeueScan(db: Db, scanId: string): Promise<void> {
 }
 
 export async function touchScan(db: Db, scanId: string): Promise<void> {
-  await db.updateTable("scans").set({ updated_at: sql`now()` }).where("id", "=", scanId).execute();
+  await db
+    .updateTable("scans")
+    .set({ updated_at: sql`now()` })
+    .where("id", "=", scanId)
+    .execute();
 }

@@ -83,9 +83,17 @@ export async function authenticate(db: Db, token: string): Promise<Principal | n
     .selectFrom("api_tokens as t")
     .innerJoin("users as u", "u.id", "t.user_id")
     .selectAll("t")
-    .select(["u.email as u_email", "u.display_name as u_display_name", "u.identity_provider as u_identity_provider", "u.is_instance_admin as u_is_instance_admin", "u.created_at as u_created_at"])
+    .select([
+      "u.email as u_email",
+      "u.display_name as u_display_name",
+      "u.identity_provider as u_identity_provider",
+      "u.is_instance_admin as u_is_instance_admin",
+      "u.created_at as u_created_at",
+    ])
     .select(
-      sql<Principal["memberships"]>`(select coalesce(json_agg(json_build_object('organization_id', m.organization_id, 'name', o.name, 'role', m.role) order by o.created_at, o.id), '[]'::json)
+      sql<
+        Principal["memberships"]
+      >`(select coalesce(json_agg(json_build_object('organization_id', m.organization_id, 'name', o.name, 'role', m.role) order by o.created_at, o.id), '[]'::json)
         from memberships m join organizations o on o.id = m.organization_id where m.user_id = t.user_id)`.as("u_memberships"),
     )
     .where("t.token_hash", "=", hash)
@@ -94,7 +102,14 @@ export async function authenticate(db: Db, token: string): Promise<Principal | n
     .executeTakeFirst();
   if (!row) return null;
   const { u_email, u_display_name, u_identity_provider, u_is_instance_admin, u_created_at, u_memberships: memberships, ...apiToken } = row;
-  const user: User = { id: apiToken.user_id, email: u_email, display_name: u_display_name, identity_provider: u_identity_provider, is_instance_admin: u_is_instance_admin, created_at: u_created_at };
+  const user: User = {
+    id: apiToken.user_id,
+    email: u_email,
+    display_name: u_display_name,
+    identity_provider: u_identity_provider,
+    is_instance_admin: u_is_instance_admin,
+    created_at: u_created_at,
+  };
   // Throttled so that a busy client does not turn every request into a write (nor a round trip).
   const lastUsed = apiToken.last_used_at ? new Date(apiToken.last_used_at).getTime() : null;
   if (lastUsed === null || lastUsed < Date.now() - 60_000) {

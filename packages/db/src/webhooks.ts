@@ -18,7 +18,14 @@ export interface NewWebhook {
 export function createWebhook(db: Db, input: NewWebhook): Promise<Webhook> {
   return db
     .insertInto("webhooks")
-    .values({ id: newId(), organization_id: input.organizationId, url: input.url, events: input.events, secret: input.secret, created_by: input.createdBy })
+    .values({
+      id: newId(),
+      organization_id: input.organizationId,
+      url: input.url,
+      events: input.events,
+      secret: input.secret,
+      created_by: input.createdBy,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -168,7 +175,10 @@ export function listStalePendingDeliveries(db: Db, olderThanMs: number, limit = 
 
 /** Keeps the newest `maxPerWebhook` deliveries of each webhook, none older than `days`. */
 export async function pruneDeliveries(db: Db, maxPerWebhook: number, days: number): Promise<number> {
-  const old = await db.deleteFrom("webhook_deliveries").where("created_at", "<", new Date(Date.now() - days * 86_400_000)).executeTakeFirst();
+  const old = await db
+    .deleteFrom("webhook_deliveries")
+    .where("created_at", "<", new Date(Date.now() - days * 86_400_000))
+    .executeTakeFirst();
   const over = await sql`
     DELETE FROM webhook_deliveries d USING (
       SELECT id FROM (

@@ -68,7 +68,11 @@ export function findingTriagedEvent(finding: Finding, changed: string[], userId:
   });
 }
 
-export function groupDeletedEvent(organizationId: string, groupId: string, deleted: { projects: number; scans: number; findings: number }): WebhookEvent {
+export function groupDeletedEvent(
+  organizationId: string,
+  groupId: string,
+  deleted: { projects: number; scans: number; findings: number },
+): WebhookEvent {
   return event("group.deleted", organizationId, { group_id: groupId, deleted });
 }
 
@@ -79,7 +83,12 @@ export function testEvent(organizationId: string, webhookId: string): WebhookEve
 export async function enqueueDeliveries(deps: EmitDeps, refs: { delivery_id: string; organization_id: string }[]): Promise<void> {
   if (!deps.queue) return;
   const { attempts, backoffMs } = deps.config.webhooks;
-  for (const r of refs) await deps.queue.enqueue("webhook.deliver", { delivery_id: r.delivery_id, organization_id: r.organization_id }, { jobId: r.delivery_id, attempts, backoffMs });
+  for (const r of refs)
+    await deps.queue.enqueue(
+      "webhook.deliver",
+      { delivery_id: r.delivery_id, organization_id: r.organization_id },
+      { jobId: r.delivery_id, attempts, backoffMs },
+    );
 }
 
 /**
@@ -100,9 +109,16 @@ export async function emitWebhookEvent(deps: EmitDeps, ev: WebhookEvent, opts: {
   let refs: DeliveryRef[] = [];
   try {
     refs = await recordWebhookEvent(deps.db, await withCurrentCounts(deps.db, ev), opts);
-    await enqueueDeliveries(deps, refs.map((r) => ({ delivery_id: r.delivery_id, organization_id: ev.organization_id })));
+    await enqueueDeliveries(
+      deps,
+      refs.map((r) => ({ delivery_id: r.delivery_id, organization_id: ev.organization_id })),
+    );
   } catch (err) {
-    deps.logger.warn("webhook event not fully enqueued; the reconciler retries pending deliveries", { event_type: ev.type, event_id: ev.id, error: err });
+    deps.logger.warn("webhook event not fully enqueued; the reconciler retries pending deliveries", {
+      event_type: ev.type,
+      event_id: ev.id,
+      error: err,
+    });
   }
   return refs;
 }

@@ -8,7 +8,8 @@ import winston from "winston";
 export type Logger = winston.Logger;
 export type Component = "api" | "http" | "worker" | "scan" | "queue" | "db" | "cli" | "standalone" | "reconciler" | "ai" | "webhooks";
 
-const SECRET_KEYS = /^(x-ax-key|authorization|cookie|set-cookie|token|password|secret|webhook_secret|webhook_secret_key|signing_secret|api[_-]?key|database_url|redis_url)$/i;
+const SECRET_KEYS =
+  /^(x-ax-key|authorization|cookie|set-cookie|token|password|secret|webhook_secret|webhook_secret_key|signing_secret|api[_-]?key|database_url|redis_url)$/i;
 const TOKEN_IN_TEXT = /axk_[0-9A-Za-z]{46}/g;
 /** Webhook signing secrets (whsec_ + 43 base64url characters), wherever they appear. */
 const WEBHOOK_SECRET_IN_TEXT = /whsec_[0-9A-Za-z_-]{20,}/g;
@@ -16,7 +17,10 @@ const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi;
 
 export function redact(value: unknown, depth = 0): unknown {
   if (typeof value === "string") {
-    return value.replace(TOKEN_IN_TEXT, "axk_[REDACTED]").replace(WEBHOOK_SECRET_IN_TEXT, "whsec_[REDACTED]").replace(URL_CREDENTIALS, "$1[REDACTED]@");
+    return value
+      .replace(TOKEN_IN_TEXT, "axk_[REDACTED]")
+      .replace(WEBHOOK_SECRET_IN_TEXT, "whsec_[REDACTED]")
+      .replace(URL_CREDENTIALS, "$1[REDACTED]@");
   }
   if (depth > 6 || value === null || typeof value !== "object") return value;
   if (value instanceof Error) return { name: value.name, message: redact(value.message, depth + 1) };

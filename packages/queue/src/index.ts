@@ -76,7 +76,11 @@ export class JobQueue {
    * Validates the payload against the catalog, then adds it. The job id dedupes repeats.
    * `attempts` and `backoffMs` override the queue's defaults (webhook deliveries have their own).
    */
-  async enqueue<K extends JobName>(name: K, data: JobData<K>, opts: { jobId: string; attempts?: number; backoffMs?: number }): Promise<void> {
+  async enqueue<K extends JobName>(
+    name: K,
+    data: JobData<K>,
+    opts: { jobId: string; attempts?: number; backoffMs?: number },
+  ): Promise<void> {
     const entry = JobCatalog[name];
     const payload = entry.schema.parse(data);
     await this.queue(entry.queue).add(name, payload, {
@@ -93,7 +97,11 @@ export class JobQueue {
   async schedule<K extends JobName>(name: K, data: JobData<K>, opts: { schedulerId: string; everyMs: number }): Promise<void> {
     const entry = JobCatalog[name];
     const payload = entry.schema.parse(data);
-    await this.queue(entry.queue).upsertJobScheduler(opts.schedulerId, { every: opts.everyMs }, { name, data: payload, opts: { attempts: 1, removeOnComplete: 100, removeOnFail: 100 } });
+    await this.queue(entry.queue).upsertJobScheduler(
+      opts.schedulerId,
+      { every: opts.everyMs },
+      { name, data: payload, opts: { attempts: 1, removeOnComplete: 100, removeOnFail: 100 } },
+    );
   }
 
   /** Removes a job that has not started; a running one is stopped by its scan's state instead. */
@@ -115,5 +123,18 @@ export class JobQueue {
 
 export { JobCatalog, type JobName, type JobData };
 export { WorkerRegistry, startHeartbeat, type Heartbeat } from "./worker-registry";
-export { QUEUE_NAMES, COUNTED_STATES, summarizeQueue, listFailed, retryFailedJob, removeFailedJob, retryAllFailed, removeAllFailed, type QueueSummary, type CountedState, type FailedPage, type FailedJobOutcome } from "./admin";
+export {
+  QUEUE_NAMES,
+  COUNTED_STATES,
+  summarizeQueue,
+  listFailed,
+  retryFailedJob,
+  removeFailedJob,
+  retryAllFailed,
+  removeAllFailed,
+  type QueueSummary,
+  type CountedState,
+  type FailedPage,
+  type FailedJobOutcome,
+} from "./admin";
 export { projectsDeletedChannel, publishProjectsDeleted, subscribeProjectsDeleted, type NoticeSubscription } from "./notices";

@@ -26,7 +26,11 @@ export interface NoticeSubscription {
  * reconnects (ioredis subscribes again by itself). Resolves once subscribed. A message that
  * does not parse is ignored: anything that can publish on the channel could send it.
  */
-export async function subscribeProjectsDeleted(url: string, prefix: string, onNotice: (notice: ProjectsDeletedNotice) => void): Promise<NoticeSubscription> {
+export async function subscribeProjectsDeleted(
+  url: string,
+  prefix: string,
+  onNotice: (notice: ProjectsDeletedNotice) => void,
+): Promise<NoticeSubscription> {
   const redis = new Redis(url, { maxRetriesPerRequest: null });
   redis.on("error", () => undefined);
   const channel = projectsDeletedChannel(prefix);

@@ -61,7 +61,10 @@ export interface Heartbeat {
 }
 
 /** Publishes `snapshot()` every `everyMs` with a TTL of `ttlMs`. Failures only skip a beat. */
-export function startHeartbeat(registry: WorkerRegistry, opts: { everyMs: number; ttlMs: number; snapshot: () => WorkerRecord; onError?: (err: Error) => void }): Heartbeat {
+export function startHeartbeat(
+  registry: WorkerRegistry,
+  opts: { everyMs: number; ttlMs: number; snapshot: () => WorkerRecord; onError?: (err: Error) => void },
+): Heartbeat {
   let inFlight: Promise<void> | null = null;
   let again = false;
   let stopped = false;

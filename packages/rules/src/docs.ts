@@ -34,7 +34,12 @@ export function renderRulesMarkdown(rules: RuleMeta[] = loadRules()): string {
     "",
   ];
   for (const [dir, list] of byDir) {
-    lines.push(`## ${LANGUAGE_TITLES[dir] ?? dir}`, "", "| Rule | CWE | OWASP 2021 | Severity | Confidence | Title | Fix |", "| --- | --- | --- | --- | --- | --- | --- |");
+    lines.push(
+      `## ${LANGUAGE_TITLES[dir] ?? dir}`,
+      "",
+      "| Rule | CWE | OWASP 2021 | Severity | Confidence | Title | Fix |",
+      "| --- | --- | --- | --- | --- | --- | --- |",
+    );
     for (const r of [...list].sort((a, b) => a.id.localeCompare(b.id))) {
       const cweNum = r.cwe.replace(/^CWE-/, "");
       lines.push(

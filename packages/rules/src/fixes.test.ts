@@ -6,7 +6,17 @@ import { join } from "node:path";
 import { tmpDir } from "@ax/testkit/temp";
 import { astGrepBinary, loadRules, readYaml, ruleTestFile } from "./index";
 
-const EXTENSION: Record<string, string> = { Tsx: "tsx", TypeScript: "ts", JavaScript: "js", Python: "py", Java: "java", Go: "go", Php: "php", Ruby: "rb", CSharp: "cs" };
+const EXTENSION: Record<string, string> = {
+  Tsx: "tsx",
+  TypeScript: "ts",
+  JavaScript: "js",
+  Python: "py",
+  Java: "java",
+  Go: "go",
+  Php: "php",
+  Ruby: "rb",
+  CSharp: "cs",
+};
 
 const bin = astGrepBinary();
 const withFix = loadRules().filter((r) => {
@@ -32,7 +42,7 @@ describe("rule fixes", () => {
   });
 
   it.each(withFix.map((r) => [r.id, r] as const))("%s: the fix removes the finding and keeps the file parseable", (_id, rule) => {
-    const cases = ((readYaml(ruleTestFile(rule.id)) as { invalid?: string[] }).invalid ?? []);
+    const cases = (readYaml(ruleTestFile(rule.id)) as { invalid?: string[] }).invalid ?? [];
     expect(cases.length).toBeGreaterThanOrEqual(1);
     const ext = EXTENSION[rule.language];
     expect(ext).toBeDefined();

@@ -58,8 +58,23 @@ const LEVEL_FOR: Record<string, string[]> = {
 };
 
 const REQUIRED_CWES = [
-  "CWE-89", "CWE-78", "CWE-95", "CWE-94", "CWE-79", "CWE-22", "CWE-918", "CWE-328", "CWE-327",
-  "CWE-338", "CWE-502", "CWE-611", "CWE-601", "CWE-614", "CWE-1004", "CWE-798", "CWE-295",
+  "CWE-89",
+  "CWE-78",
+  "CWE-95",
+  "CWE-94",
+  "CWE-79",
+  "CWE-22",
+  "CWE-918",
+  "CWE-328",
+  "CWE-327",
+  "CWE-338",
+  "CWE-502",
+  "CWE-611",
+  "CWE-601",
+  "CWE-614",
+  "CWE-1004",
+  "CWE-798",
+  "CWE-295",
 ];
 
 const rules: RuleMeta[] = loadRules();
@@ -177,11 +192,19 @@ describe("end-to-end scan", () => {
       ].join("\n"),
     );
     // .ts and .tsx go through the same Tsx rules via languageGlobs.
-    write("vuln/redirect.ts", 'export function back(req: Request, res: Response): void {\n  res.redirect(req.query.next as string);\n}\n');
+    write("vuln/redirect.ts", "export function back(req: Request, res: Response): void {\n  res.redirect(req.query.next as string);\n}\n");
     write("vuln/Comment.tsx", "export const Comment = ({ body }: { body: string }) => <p dangerouslySetInnerHTML={{ __html: body }} />;\n");
     write(
       "vuln/util.py",
-      ["import pickle, subprocess, yaml", "", "def load(data, name):", "    cfg = yaml.load(data)", '    subprocess.run(f"tar -xf {name}", shell=True)', "    return pickle.loads(data)", ""].join("\n"),
+      [
+        "import pickle, subprocess, yaml",
+        "",
+        "def load(data, name):",
+        "    cfg = yaml.load(data)",
+        '    subprocess.run(f"tar -xf {name}", shell=True)',
+        "    return pickle.loads(data)",
+        "",
+      ].join("\n"),
     );
     write(
       "vuln/Crypto.java",
@@ -189,9 +212,9 @@ describe("end-to-end scan", () => {
         "import java.security.MessageDigest;",
         "import javax.crypto.Cipher;",
         "public class Crypto {",
-        "  byte[] digest(byte[] d) throws Exception { return MessageDigest.getInstance(\"MD5\").digest(d); }",
-        "  Cipher cipher() throws Exception { return Cipher.getInstance(\"DES/CBC/PKCS5Padding\"); }",
-        "  void run(String host) throws Exception { Runtime.getRuntime().exec(\"ping -c 1 \" + host); }",
+        '  byte[] digest(byte[] d) throws Exception { return MessageDigest.getInstance("MD5").digest(d); }',
+        '  Cipher cipher() throws Exception { return Cipher.getInstance("DES/CBC/PKCS5Padding"); }',
+        '  void run(String host) throws Exception { Runtime.getRuntime().exec("ping -c 1 " + host); }',
         "}",
         "",
       ].join("\n"),
@@ -210,7 +233,15 @@ describe("end-to-end scan", () => {
     write("safe/redirect.ts", 'export function back(res: Response): void {\n  res.redirect("/home");\n}\n');
     write(
       "safe/util.py",
-      ["import json, subprocess, yaml", "", "def load(data, name):", "    cfg = yaml.safe_load(data)", '    subprocess.run(["tar", "-xf", name], check=True)', "    return json.loads(data)", ""].join("\n"),
+      [
+        "import json, subprocess, yaml",
+        "",
+        "def load(data, name):",
+        "    cfg = yaml.safe_load(data)",
+        '    subprocess.run(["tar", "-xf", name], check=True)',
+        "    return json.loads(data)",
+        "",
+      ].join("\n"),
     );
     write(
       "safe/Crypto.java",
@@ -218,9 +249,9 @@ describe("end-to-end scan", () => {
         "import java.security.MessageDigest;",
         "import javax.crypto.Cipher;",
         "public class Crypto {",
-        "  byte[] digest(byte[] d) throws Exception { return MessageDigest.getInstance(\"SHA-256\").digest(d); }",
-        "  Cipher cipher() throws Exception { return Cipher.getInstance(\"AES/GCM/NoPadding\"); }",
-        "  void run(String host) throws Exception { new ProcessBuilder(\"ping\", \"-c\", \"1\", host).start(); }",
+        '  byte[] digest(byte[] d) throws Exception { return MessageDigest.getInstance("SHA-256").digest(d); }',
+        '  Cipher cipher() throws Exception { return Cipher.getInstance("AES/GCM/NoPadding"); }',
+        '  void run(String host) throws Exception { new ProcessBuilder("ping", "-c", "1", host).start(); }',
         "}",
         "",
       ].join("\n"),
@@ -228,7 +259,10 @@ describe("end-to-end scan", () => {
   });
 
   const scan = (target: string): Record<string, unknown>[] => {
-    const { status, stdout, stderr } = run(["scan", "-c", sgConfigPath, "--json=stream", "--include-metadata", "--color", "never", target], dir);
+    const { status, stdout, stderr } = run(
+      ["scan", "-c", sgConfigPath, "--json=stream", "--include-metadata", "--color", "never", target],
+      dir,
+    );
     // ast-grep exits 1 when error-level findings exist; anything else is a failure.
     expect({ status, stderr: status === 0 || status === 1 ? "" : stderr }).toMatchObject({ stderr: "" });
     return stdout

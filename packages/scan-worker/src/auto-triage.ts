@@ -14,7 +14,12 @@ import type { AnalysisCache } from "@ax/scanner";
 
 export type AiLabel = { class: string; confidence: number; model: string };
 
-export async function labelFindings(checkout: string, findings: readonly NormalizedFinding[], model: ReviewModel, signal?: AbortSignal): Promise<Map<string, AiLabel>> {
+export async function labelFindings(
+  checkout: string,
+  findings: readonly NormalizedFinding[],
+  model: ReviewModel,
+  signal?: AbortSignal,
+): Promise<Map<string, AiLabel>> {
   // The reader follows no links and reads only bounded regular files inside the checkout.
   const related = new RelatedIndex(fsSourceReader(checkout));
   const labels = new Map<string, AiLabel>();
@@ -42,13 +47,24 @@ function modelDigest(model: ReviewModel): string {
 }
 
 /** The labels of a whole commit's findings, for a later scan of the same commit that does not clone. */
-export async function keepCommitLabels(cache: AnalysisCache, model: ReviewModel, commit: string, labels: ReadonlyMap<string, AiLabel>): Promise<void> {
+export async function keepCommitLabels(
+  cache: AnalysisCache,
+  model: ReviewModel,
+  commit: string,
+  labels: ReadonlyMap<string, AiLabel>,
+): Promise<void> {
   await cache.put(AI_COMMIT_LABELS, modelDigest(model), new Map([[commit, [Object.fromEntries(labels) as never]]])).catch(() => undefined);
 }
 
 /** The kept labels of a whole commit's findings, or undefined unless every finding has one. */
-export async function keptCommitLabels(cache: AnalysisCache, model: ReviewModel, commit: string, findings: readonly NormalizedFinding[]): Promise<Map<string, AiLabel> | undefined> {
-  const kept = (await cache.get(AI_COMMIT_LABELS, modelDigest(model), [commit]).catch(() => undefined))?.get(commit)?.[0] as unknown as Record<string, AiLabel> | undefined;
+export async function keptCommitLabels(
+  cache: AnalysisCache,
+  model: ReviewModel,
+  commit: string,
+  findings: readonly NormalizedFinding[],
+): Promise<Map<string, AiLabel> | undefined> {
+  const kept = (await cache.get(AI_COMMIT_LABELS, modelDigest(model), [commit]).catch(() => undefined))?.get(commit)?.[0] as unknown as
+    Record<string, AiLabel> | undefined;
   if (!kept || !findings.every((f) => Object.hasOwn(kept, f.fingerprint))) return undefined;
   return new Map(findings.map((f) => [f.fingerprint, kept[f.fingerprint] as AiLabel]));
 }
@@ -80,7 +96,9 @@ export async function labelsFor(
   const dirDigest = (d: string) => {
     let v = dirDigests.get(d);
     if (v === undefined) {
-      v = createHash("sha256").update(JSON.stringify((byDir.get(d) ?? []).sort((a, b) => (a[0] < b[0] ? -1 : 1)))).digest("hex");
+      v = createHash("sha256")
+        .update(JSON.stringify((byDir.get(d) ?? []).sort((a, b) => (a[0] < b[0] ? -1 : 1))))
+        .digest("hex");
       dirDigests.set(d, v);
     }
     return v;
@@ -89,7 +107,11 @@ export async function labelsFor(
   const first = new Map<string, { finding: NormalizedFinding; key: string | null }>();
   for (const f of findings) {
     if (first.has(f.fingerprint)) continue;
-    const key = kept.blobs.has(f.file) ? createHash("sha256").update(JSON.stringify([f.fingerprint, f.file, f.start_line, f.end_line, f.cwe_id, f.snippet, dirDigest(dirname(f.file))])).digest("hex") : null;
+    const key = kept.blobs.has(f.file)
+      ? createHash("sha256")
+          .update(JSON.stringify([f.fingerprint, f.file, f.start_line, f.end_line, f.cwe_id, f.snippet, dirDigest(dirname(f.file))]))
+          .digest("hex")
+      : null;
     first.set(f.fingerprint, { finding: f, key });
   }
   const keys = [...first.values()].map((v) => v.key).filter((k): k is string => k !== null);

@@ -1,6 +1,19 @@
 import type { Config } from "@ax/config";
 import type { JobData, ScanDiff } from "@ax/contracts";
-import { PgAnalysisCache, failScan, referenceCommits, getScanForJob, getState, isPublicOrganization, markRunning, requeueScan, storeScanResults, updateProgress, type Db, type Scan } from "@ax/db";
+import {
+  PgAnalysisCache,
+  failScan,
+  referenceCommits,
+  getScanForJob,
+  getState,
+  isPublicOrganization,
+  markRunning,
+  requeueScan,
+  storeScanResults,
+  updateProgress,
+  type Db,
+  type Scan,
+} from "@ax/db";
 import type { Logger } from "@ax/logger";
 import type { JobQueue } from "@ax/queue";
 import { defaultReviewModel, type ReviewModel } from "@ax/ai/review";
@@ -8,7 +21,18 @@ import { keepCommitLabels, keptCommitLabels, labelsFor, type AiLabel } from "./a
 import { emitWebhookEvent, scanEndedEvent } from "@ax/events";
 import { projectStateDir } from "./project-state";
 import { compareWithBase } from "./pull-request";
-import { checkoutRepository, defaultAnalyzers, remoteCommit, reusableScanResult, runAnalyzers, ScanInputError, ScanTimeoutError, withWorkspace, type AnalysisCache, type Analyzer } from "@ax/scanner";
+import {
+  checkoutRepository,
+  defaultAnalyzers,
+  remoteCommit,
+  reusableScanResult,
+  runAnalyzers,
+  ScanInputError,
+  ScanTimeoutError,
+  withWorkspace,
+  type AnalysisCache,
+  type Analyzer,
+} from "@ax/scanner";
 
 export interface ScanDeps {
   db: Db;
@@ -66,7 +90,10 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
   if (!running) return "discarded";
 
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(new ScanTimeoutError(`Scan exceeded the time limit of ${Math.round(config.scan.timeoutMs / 1000)} s.`)), config.scan.timeoutMs);
+  const timer = setTimeout(
+    () => abort.abort(new ScanTimeoutError(`Scan exceeded the time limit of ${Math.round(config.scan.timeoutMs / 1000)} s.`)),
+    config.scan.timeoutMs,
+  );
   const poll = setInterval(() => {
     getState(db, scan.id)
       .then((state) => {
@@ -88,88 +115,97 @@ export async function processScan(deps: ScanDeps, data: JobData<"scan.run">, inf
     // analysis and labels are taken as they are, without cloning.
     const earlier = await earlierAnalysis(deps, scan, allowInsecure, abort.signal);
     if (earlier) lap("reuse_ms");
-    const result = earlier ?? await withWorkspace(config.worker.workspaceDir, async (dir) => {
-      const checkout = `${dir}/src`;
-      log.info("cloning");
-      // Kept per organization and project on this worker, like the analyzers' state below. Not
-      // the repository of a public scan: one-off projects would each keep a copy on disk.
-      const stateDir = projectStateDir(config.worker.workspaceDir, scan.organization_id, scan.project_id);
-      const cloned = await checkoutRepository({
-        gitUri: scan.git_uri,
-        ...(scan.requested_branch ? { branch: scan.requested_branch } : {}),
-        dest: checkout,
-        allowInsecure,
-        timeoutMs: config.scan.timeoutMs,
-        maxRepoBytes: config.scan.maxRepoBytes,
-        signal: abort.signal,
-        ...(publicScan ? {} : { stateDir }),
-        // Diff-aware scans: the merge-base with the baseline, whose findings this commit's are
-        // compared with (pull-request.ts); its files are checked out beside the commit's.
-        ...(scan.baseline_commit ? { baseline: scan.baseline_commit, baselineDest: `${dir}/base` } : {}),
-        // Where the earlier scans' lines are in this commit: how findings keep their identity
-        // (and so their triage). Public scans have no triage: no extra fetch for them.
-        ...(publicScan ? {} : { references: (_commit: string, branch: string) => referenceCommits(db, scan.organization_id, scan.project_id, branch, scan.id).catch(() => []) }),
-      });
-      const blobs = config.scan.analysisCache ? cloned.blobs : undefined;
-      const cache: AnalysisCache | undefined = config.scan.analysisCache ? new PgAnalysisCache(db, { organizationId: scan.organization_id, projectId: scan.project_id }) : undefined;
-      lap("clone_ms");
-      await updateProgress(db, scan.id, { phase: "analyzing", progress: 30, commit: cloned.commit, branch: cloned.branch });
-      log.info("analyzing", { commit: cloned.commit });
-      let lastPct = 30;
-      const analyzerRun = {
-        timeoutMs: config.scan.analyzerTimeoutMs,
-        maxOutputBytes: config.scan.analyzerMaxOutputBytes,
-        signal: abort.signal,
-        ...(deps.analyzers ? { analyzers: deps.analyzers } : {}),
-        ...(config.scan.analyzerThreads > 0 ? { threads: config.scan.analyzerThreads } : {}),
-      };
-      const analysis = await runAnalyzers({
-        ...analyzerRun,
-        dir: checkout,
-        // With the cache, a commit this project already analysed (same analyzers and
-        // versions) gets that analysis back instead of a second run.
-        ...(cache && blobs ? { cache, blobs, commit: cloned.commit } : {}),
-        // Kept per organization and project on this worker (cppcheck's incremental build
-        // directory); outside the scan-* workspaces, which are swept.
-        stateDir,
-        onProgress: (pct) => {
-          const next = 30 + Math.round(pct * 0.55);
-          if (next >= lastPct + 5) {
-            lastPct = next;
-            void updateProgress(db, scan.id, { progress: next }).catch(() => undefined);
-          }
-        },
-      });
-      abort.signal.throwIfAborted();
-      lap("analyze_ms");
-      let diff: ScanDiff | undefined;
-      if (cloned.base?.dir) {
-        await updateProgress(db, scan.id, { progress: Math.max(lastPct, 80) });
-        // The merge-base's stored analysis when the project has one, else an analysis of its files.
-        const before = await runAnalyzers({
+    const result =
+      earlier ??
+      (await withWorkspace(config.worker.workspaceDir, async (dir) => {
+        const checkout = `${dir}/src`;
+        log.info("cloning");
+        // Kept per organization and project on this worker, like the analyzers' state below. Not
+        // the repository of a public scan: one-off projects would each keep a copy on disk.
+        const stateDir = projectStateDir(config.worker.workspaceDir, scan.organization_id, scan.project_id);
+        const cloned = await checkoutRepository({
+          gitUri: scan.git_uri,
+          ...(scan.requested_branch ? { branch: scan.requested_branch } : {}),
+          dest: checkout,
+          allowInsecure,
+          timeoutMs: config.scan.timeoutMs,
+          maxRepoBytes: config.scan.maxRepoBytes,
+          signal: abort.signal,
+          ...(publicScan ? {} : { stateDir }),
+          // Diff-aware scans: the merge-base with the baseline, whose findings this commit's are
+          // compared with (pull-request.ts); its files are checked out beside the commit's.
+          ...(scan.baseline_commit ? { baseline: scan.baseline_commit, baselineDest: `${dir}/base` } : {}),
+          // Where the earlier scans' lines are in this commit: how findings keep their identity
+          // (and so their triage). Public scans have no triage: no extra fetch for them.
+          ...(publicScan
+            ? {}
+            : {
+                references: (_commit: string, branch: string) =>
+                  referenceCommits(db, scan.organization_id, scan.project_id, branch, scan.id).catch(() => []),
+              }),
+        });
+        const blobs = config.scan.analysisCache ? cloned.blobs : undefined;
+        const cache: AnalysisCache | undefined = config.scan.analysisCache
+          ? new PgAnalysisCache(db, { organizationId: scan.organization_id, projectId: scan.project_id })
+          : undefined;
+        lap("clone_ms");
+        await updateProgress(db, scan.id, { phase: "analyzing", progress: 30, commit: cloned.commit, branch: cloned.branch });
+        log.info("analyzing", { commit: cloned.commit });
+        let lastPct = 30;
+        const analyzerRun = {
+          timeoutMs: config.scan.analyzerTimeoutMs,
+          maxOutputBytes: config.scan.analyzerMaxOutputBytes,
+          signal: abort.signal,
+          ...(deps.analyzers ? { analyzers: deps.analyzers } : {}),
+          ...(config.scan.analyzerThreads > 0 ? { threads: config.scan.analyzerThreads } : {}),
+        };
+        const analysis = await runAnalyzers({
           ...analyzerRun,
-          dir: cloned.base.dir,
-          ...(cache ? { cache, blobs: cloned.base.blobs, commit: cloned.base.mergeBase } : {}),
+          dir: checkout,
+          // With the cache, a commit this project already analysed (same analyzers and
+          // versions) gets that analysis back instead of a second run.
+          ...(cache && blobs ? { cache, blobs, commit: cloned.commit } : {}),
+          // Kept per organization and project on this worker (cppcheck's incremental build
+          // directory); outside the scan-* workspaces, which are swept.
+          stateDir,
+          onProgress: (pct) => {
+            const next = 30 + Math.round(pct * 0.55);
+            if (next >= lastPct + 5) {
+              lastPct = next;
+              void updateProgress(db, scan.id, { progress: next }).catch(() => undefined);
+            }
+          },
         });
         abort.signal.throwIfAborted();
-        diff = compareWithBase(cloned.base, cloned.commit, analysis, before);
-        lap("base_ms");
-      }
-      let aiLabels: Map<string, AiLabel> | undefined;
-      if (config.ai.autoTriage) {
-        try {
-          const model = deps.reviewModel ?? defaultReviewModel();
-          aiLabels = await labelsFor(checkout, analysis.findings, model, cache && blobs ? { cache, blobs } : undefined, abort.signal);
-          if (cache) await keepCommitLabels(cache, model, cloned.commit, aiLabels);
-        } catch (err) {
-          if (abort.signal.aborted) throw err;
-          // A label is advice: a scan never fails for want of one.
-          log.warn("auto-triage failed; findings stored without AI labels", { error: err });
+        lap("analyze_ms");
+        let diff: ScanDiff | undefined;
+        if (cloned.base?.dir) {
+          await updateProgress(db, scan.id, { progress: Math.max(lastPct, 80) });
+          // The merge-base's stored analysis when the project has one, else an analysis of its files.
+          const before = await runAnalyzers({
+            ...analyzerRun,
+            dir: cloned.base.dir,
+            ...(cache ? { cache, blobs: cloned.base.blobs, commit: cloned.base.mergeBase } : {}),
+          });
+          abort.signal.throwIfAborted();
+          diff = compareWithBase(cloned.base, cloned.commit, analysis, before);
+          lap("base_ms");
         }
-      }
-      lap("triage_ms");
-      return { ...analysis, aiLabels, lineMaps: cloned.lineMaps, diff };
-    });
+        let aiLabels: Map<string, AiLabel> | undefined;
+        if (config.ai.autoTriage) {
+          try {
+            const model = deps.reviewModel ?? defaultReviewModel();
+            aiLabels = await labelsFor(checkout, analysis.findings, model, cache && blobs ? { cache, blobs } : undefined, abort.signal);
+            if (cache) await keepCommitLabels(cache, model, cloned.commit, aiLabels);
+          } catch (err) {
+            if (abort.signal.aborted) throw err;
+            // A label is advice: a scan never fails for want of one.
+            log.warn("auto-triage failed; findings stored without AI labels", { error: err });
+          }
+        }
+        lap("triage_ms");
+        return { ...analysis, aiLabels, lineMaps: cloned.lineMaps, diff };
+      }));
     lap("cleanup_ms");
 
     await updateProgress(db, scan.id, { phase: "storing", progress: 90, languages: result.languages });

@@ -28,21 +28,36 @@ async function newScan(gitUri: string, groupName: string) {
   const t = stack.tenant;
   const group = (await createGroup(db, t.organization_id, groupName))!;
   const project = await findOrCreateProject(db, { organizationId: t.organization_id, groupId: group.id, gitUrl: gitUri, name: groupName });
-  const { scan } = await createScan(db, { organizationId: t.organization_id, groupId: group.id, projectId: project.id, createdBy: t.user_id, gitUri, branch: null, idempotencyKey: null, requestHash: null });
+  const { scan } = await createScan(db, {
+    organizationId: t.organization_id,
+    groupId: group.id,
+    projectId: project.id,
+    createdBy: t.user_id,
+    gitUri,
+    branch: null,
+    idempotencyKey: null,
+    requestHash: null,
+  });
   return { scan, group, project, stateDir: projectStateDir(workspace(), t.organization_id, project.id) };
 }
 
 async function scanned(files: Record<string, string>, groupName: string) {
   const s = await newScan(makeGitRepo(files), groupName);
-  expect(await processScan(deps(), { scan_id: s.scan.id, organization_id: s.scan.organization_id }, { attempt: 1, maxAttempts: 1 })).toBe("completed");
+  expect(await processScan(deps(), { scan_id: s.scan.id, organization_id: s.scan.organization_id }, { attempt: 1, maxAttempts: 1 })).toBe(
+    "completed",
+  );
   return s;
 }
 
-const cacheRows = (projectId: string) => stack.handle.db.selectFrom("analysis_cache").select("analyzer").where("project_id", "=", projectId).execute();
+const cacheRows = (projectId: string) =>
+  stack.handle.db.selectFrom("analysis_cache").select("analyzer").where("project_id", "=", projectId).execute();
 const scanWorkspaces = () => fs.readdirSync(workspace()).filter((n) => n.startsWith("scan-"));
 
 it("removes a deleted project's clone, analyzer state and cached analyses on the delete notice, and nothing of the others'", async () => {
-  const code = { "src/db.js": 'const q = "SELECT * FROM t WHERE id = " + req.query.id;\ndb.query(q);\n', "c/copy.c": "#include <string.h>\nvoid f(char *s) { char b[8]; strcpy(b, s); }\n" };
+  const code = {
+    "src/db.js": 'const q = "SELECT * FROM t WHERE id = " + req.query.id;\ndb.query(q);\n',
+    "c/copy.c": "#include <string.h>\nvoid f(char *s) { char b[8]; strcpy(b, s); }\n",
+  };
   const doomed = await scanned(code, "doomed");
   const kept = await scanned(code, "kept");
   // The full checkout of the repository, and cppcheck's build directory, on this worker's disk.
@@ -55,7 +70,9 @@ it("removes a deleted project's clone, analyzer state and cached analyses on the
   try {
     const deleted = await deleteGroup(stack.handle.db, org(), doomed.group.id);
     // What the API does after the delete committed (packages/api-server/src/services/groups.ts).
-    expect(await publishProjectsDeleted(redis, stack.config.redis.queuePrefix, { organization_id: org(), project_ids: deleted!.projectIds })).toBeGreaterThan(0);
+    expect(
+      await publishProjectsDeleted(redis, stack.config.redis.queuePrefix, { organization_id: org(), project_ids: deleted!.projectIds }),
+    ).toBeGreaterThan(0);
     await waitFor(async () => !fs.existsSync(doomed.stateDir), { what: "the deleted project's state to go" });
   } finally {
     janitor.close();
@@ -69,14 +86,18 @@ it("removes a deleted project's clone, analyzer state and cached analyses on the
 
 it("leaves nothing on disk of a project deleted while its scan runs, once the scan is discarded", async () => {
   const files: Record<string, string> = {};
-  for (let i = 0; i < 400; i++) files[`src/f${i}.js`] = `const q = "SELECT * FROM t WHERE id = " + req.query.id;\ndb.query(q);\n`.repeat(20);
+  for (let i = 0; i < 400; i++)
+    files[`src/f${i}.js`] = `const q = "SELECT * FROM t WHERE id = " + req.query.id;\ndb.query(q);\n`.repeat(20);
   const s = await newScan(makeGitRepo(files), "mid-scan");
   const worker = await startWorker(deps());
   const redis = producerConnection(stack.config.redis.url);
   const queue = new JobQueue(redis, { redisUrl: stack.config.redis.url, prefix: stack.config.redis.queuePrefix, attempts: 1 });
   try {
     await queue.enqueue("scan.run", { scan_id: s.scan.id, organization_id: org() }, { jobId: s.scan.id });
-    await waitFor(async () => (await getState(stack.handle.db, s.scan.id)) === "running" && fs.existsSync(s.stateDir), { intervalMs: 10, what: "the scan to claim its state" });
+    await waitFor(async () => (await getState(stack.handle.db, s.scan.id)) === "running" && fs.existsSync(s.stateDir), {
+      intervalMs: 10,
+      what: "the scan to claim its state",
+    });
     // No notice: the scan itself must clean up what it may put back after the delete.
     await deleteGroup(stack.handle.db, org(), s.group.id);
     const job = await queue.queue("scans").getJob(s.scan.id);

@@ -66,7 +66,8 @@ export async function sweepProjectState(deps: ProjectStateDeps, scope: { organiz
     // removeTree falls back to rm(1) for trees nested past PATH_MAX (a hostile checkout).
     await removeTree(join(root, org, project)).then(
       () => removed++,
-      (err: unknown) => deps.logger.warn("could not remove a deleted project's state", { organization_id: org, project_id: project, error: err }),
+      (err: unknown) =>
+        deps.logger.warn("could not remove a deleted project's state", { organization_id: org, project_id: project, error: err }),
     );
     touched.add(org);
   }
@@ -75,7 +76,10 @@ export async function sweepProjectState(deps: ProjectStateDeps, scope: { organiz
   for (const org of touched) await rmdir(join(root, org)).catch(() => undefined);
   if (removed > 0) {
     forgetKeptAnalyses();
-    deps.logger.info("removed the kept state of deleted projects", { projects: removed, ...(scope.organizationId ? { organization_id: scope.organizationId } : {}) });
+    deps.logger.info("removed the kept state of deleted projects", {
+      projects: removed,
+      ...(scope.organizationId ? { organization_id: scope.organizationId } : {}),
+    });
   }
   return removed;
 }

@@ -47,9 +47,20 @@ async function diffScan(repo: string, branch: string, baseline: string) {
     idempotencyKey: null,
     requestHash: null,
   });
-  expect(await processScan({ db, config: stack.config, logger }, { scan_id: scan.id, organization_id: scan.organization_id }, { attempt: 1, maxAttempts: 1 })).toBe("completed");
+  expect(
+    await processScan(
+      { db, config: stack.config, logger },
+      { scan_id: scan.id, organization_id: scan.organization_id },
+      { attempt: 1, maxAttempts: 1 },
+    ),
+  ).toBe("completed");
   const row = await db.selectFrom("scans").select(["diff", "commit_sha"]).where("id", "=", scan.id).executeTakeFirstOrThrow();
-  const findings = await db.selectFrom("findings").selectAll().where("scan_id", "=", scan.id).where("baseline_state", "!=", "absent").execute();
+  const findings = await db
+    .selectFrom("findings")
+    .selectAll()
+    .where("scan_id", "=", scan.id)
+    .where("baseline_state", "!=", "absent")
+    .execute();
   return { diff: row.diff as ScanDiff | null, commit: row.commit_sha, findings };
 }
 

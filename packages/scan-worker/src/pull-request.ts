@@ -24,7 +24,12 @@ export interface BaseAnalysis {
  * did not complete on the merge-base keep `introduced` unset (unknown), and its merge-base
  * findings are not counted fixed.
  */
-export function compareWithBase(base: BaseCommit, commit: string, head: { findings: NormalizedFinding[]; analyzers: AnalyzerRun[] }, before: BaseAnalysis): ScanDiff {
+export function compareWithBase(
+  base: BaseCommit,
+  commit: string,
+  head: { findings: NormalizedFinding[]; analyzers: AnalyzerRun[] },
+  before: BaseAnalysis,
+): ScanDiff {
   const completed = (runs: AnalyzerRun[]) => new Set(runs.filter((a) => a.status === "completed").map((a) => a.name));
   const inBoth = completed(before.analyzers);
   const headDone = completed(head.analyzers);
@@ -33,7 +38,12 @@ export function compareWithBase(base: BaseCommit, commit: string, head: { findin
 
   const prior = before.findings.filter(comparable).map((f) => ({ ...f, locator: f.locator ?? null, commit: base.mergeBase }));
   const next = head.findings.filter(comparable);
-  const match = matchFindings(prior, next.map((f) => ({ ...f, locator: f.locator ?? null })), commit, [base.lineMap]);
+  const match = matchFindings(
+    prior,
+    next.map((f) => ({ ...f, locator: f.locator ?? null })),
+    commit,
+    [base.lineMap],
+  );
   const kept = new Set<number>();
   next.forEach((f, j) => {
     const i = match[j];
@@ -42,11 +52,15 @@ export function compareWithBase(base: BaseCommit, commit: string, head: { findin
   });
   for (const f of head.findings) if (!comparable(f)) delete f.introduced;
 
-  const fixed = prior.filter((_, i) => !kept.has(i)).sort((a, b) => a.file.localeCompare(b.file) || a.start_line - b.start_line || a.rule_id.localeCompare(b.rule_id));
+  const fixed = prior
+    .filter((_, i) => !kept.has(i))
+    .sort((a, b) => a.file.localeCompare(b.file) || a.start_line - b.start_line || a.rule_id.localeCompare(b.rule_id));
   return {
     baseline_commit: base.baseline,
     merge_base: base.mergeBase,
     fixed_total: fixed.length,
-    fixed: fixed.slice(0, SCAN_DIFF_FIXED_MAX).map((f) => ({ rule_id: f.rule_id, title: f.title, severity: f.severity, cwe_id: f.cwe_id, file: f.file, start_line: f.start_line })),
+    fixed: fixed
+      .slice(0, SCAN_DIFF_FIXED_MAX)
+      .map((f) => ({ rule_id: f.rule_id, title: f.title, severity: f.severity, cwe_id: f.cwe_id, file: f.file, start_line: f.start_line })),
   };
 }

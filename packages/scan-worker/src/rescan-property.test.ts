@@ -48,7 +48,13 @@ const SLOW = process.env.AX_SLOW_TESTS === "1";
  */
 const CI_SEED = 20261126;
 const CI_DEEP_SEED = 415415932;
-const SEED = process.env.AX_RESCAN_SEED ? Number(process.env.AX_RESCAN_SEED) : process.env.CI ? (SLOW ? CI_DEEP_SEED : CI_SEED) : Date.now() % 2_147_483_647;
+const SEED = process.env.AX_RESCAN_SEED
+  ? Number(process.env.AX_RESCAN_SEED)
+  : process.env.CI
+    ? SLOW
+      ? CI_DEEP_SEED
+      : CI_SEED
+    : Date.now() % 2_147_483_647;
 /** fast-check's path of one run to replay alone (the run number less one), with its seed. */
 const REPLAY = process.env.AX_RESCAN_PATH;
 // Regular tier: about 20 scans, 25 s on two idle cores (twice that beside other suites).
@@ -109,7 +115,18 @@ interface Totals {
   /** For the first failure of each run: what happened in the run up to it. */
   failureHistories: string[];
 }
-const totals: Totals = { runs: 0, scans: 0, concurrent: 0, compared: 0, checked: 0, ambiguous: 0, decisions: 0, decided: 0, decisionFailures: [], failureHistories: [] };
+const totals: Totals = {
+  runs: 0,
+  scans: 0,
+  concurrent: 0,
+  compared: 0,
+  checked: 0,
+  ambiguous: 0,
+  decisions: 0,
+  decided: 0,
+  decisionFailures: [],
+  failureHistories: [],
+};
 let propertyRan = false;
 
 /** One run: a repository, its branches, their scans and the decisions made on them. */
@@ -185,7 +202,10 @@ class Scenario {
     results.forEach((s, i) => {
       const p = plans[i] as (typeof plans)[number];
       const mismatch = commitMismatch(s, p.head);
-      if (mismatch) throw new Error(`${this.where()}: scan ${s.scanId} of ${p.b.name} does not report its commit ${p.head}:\n${mismatch}\n${this.history()}`);
+      if (mismatch)
+        throw new Error(
+          `${this.where()}: scan ${s.scanId} of ${p.b.name} does not report its commit ${p.head}:\n${mismatch}\n${this.history()}`,
+        );
       totals.compared += s.rows.length;
       this.records.push(this.checkDecisions(s, p.b.name, p.tree, p.baseline, p.decisions));
     });
@@ -221,7 +241,10 @@ class Scenario {
       if (row.status !== expected) {
         const because = decided ? `decided at step ${decided.step} on ${decided.branch}` : "no decision on this line";
         const scanned = linesOf(file).map((l, i) => `  ${i + 1}: #${l.id} ${l.text}`);
-        if (!this.failed) totals.failureHistories.push(`run ${this.run}, ${this.history()}\n${row.file} as scanned (line: #id text):\n${scanned.join("\n")}`);
+        if (!this.failed)
+          totals.failureHistories.push(
+            `run ${this.run}, ${this.history()}\n${row.file} as scanned (line: #id text):\n${scanned.join("\n")}`,
+          );
         this.failed = true;
         totals.decisionFailures.push(
           `${this.where()}: scan ${s.scanId} of ${branch}, ${where} on line #${line.id} ${JSON.stringify(line.text.trim())}: expected ${expected} (${because}), was ${row.status}`,
@@ -243,10 +266,17 @@ class Scenario {
       const current = await db().selectFrom("findings").select("status").where("id", "=", f.id).executeTakeFirstOrThrow();
       let status: string = pick(this.r, DECISIONS);
       // Only a change is an event the service can know of.
-      if (status === current.status) status = DECISIONS[(DECISIONS.indexOf(status as (typeof DECISIONS)[number]) + 1) % DECISIONS.length] as string;
+      if (status === current.status)
+        status = DECISIONS[(DECISIONS.indexOf(status as (typeof DECISIONS)[number]) + 1) % DECISIONS.length] as string;
       const t = stack.tenant;
       const patch = { status: status as (typeof DECISIONS)[number] };
-      const outcome = await updateFinding(db(), { organizationId: t.organization_id, scanId: record.scanId, findingId: f.id, patch, userId: t.user_id });
+      const outcome = await updateFinding(db(), {
+        organizationId: t.organization_id,
+        scanId: record.scanId,
+        findingId: f.id,
+        patch,
+        userId: t.user_id,
+      });
       if (outcome.kind !== "updated") throw new Error(`${this.where()}: triage of ${f.id} was ${outcome.kind}`);
       this.decisions.push({ line: f.line as number, rule: f.rule, branch: record.branch, status, step: this.step });
       totals.decisions++;
@@ -333,7 +363,9 @@ describe("rescans on real repositories", () => {
       const shown = failures.slice(0, 25).join("\n");
       const histories = totals.failureHistories.slice(0, 3).join("\n\n");
       const replay = `AX_RESCAN_SEED=${SEED} AX_RESCAN_PATH=<path>${SLOW ? " AX_SLOW_TESTS=1" : ""}`;
-      throw new Error(`${failures.length} of ${totals.checked} findings do not carry their line's decision (replay a run: ${replay}):\n${shown}\n\n${histories}`);
+      throw new Error(
+        `${failures.length} of ${totals.checked} findings do not carry their line's decision (replay a run: ${replay}):\n${shown}\n\n${histories}`,
+      );
     }
   });
 });
@@ -350,7 +382,8 @@ const head = (dir: string) => git(dir, "rev-parse", "HEAD");
 
 describe("rescans after fixed edits report exactly their commit", () => {
   it("a weak hash fixed, committed and rescanned", async () => {
-    const hash = (algo: string) => `const crypto = require('crypto');\nfunction h(x) {\n  return crypto.createHash('${algo}').update(x).digest('hex');\n}\nmodule.exports = h;\n`;
+    const hash = (algo: string) =>
+      `const crypto = require('crypto');\nfunction h(x) {\n  return crypto.createHash('${algo}').update(x).digest('hex');\n}\nmodule.exports = h;\n`;
     const repo = makeGitRepo({ "src/h.js": hash("md5") }, { dir: newDir("ax-rescan-repo-") });
     const project = await newProject(repo);
     const before = await expectCommitReported(repo, project, null, head(repo));

@@ -49,7 +49,16 @@ async function newScan(gitUri: string) {
   const db = stack.handle.db;
   const t = stack.tenant;
   const project = await findOrCreateProject(db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: gitUri, name: "p" });
-  const { scan } = await createScan(db, { organizationId: t.organization_id, groupId: t.group_id, projectId: project.id, createdBy: t.user_id, gitUri, branch: null, idempotencyKey: null, requestHash: null });
+  const { scan } = await createScan(db, {
+    organizationId: t.organization_id,
+    groupId: t.group_id,
+    projectId: project.id,
+    createdBy: t.user_id,
+    gitUri,
+    branch: null,
+    idempotencyKey: null,
+    requestHash: null,
+  });
   return { scan, data: { scan_id: scan.id, organization_id: scan.organization_id } };
 }
 
@@ -81,7 +90,9 @@ describe("a repository with a missing object", () => {
     await expect(processScan(deps(), data, { attempt: 1, maxAttempts: 3 })).rejects.toBeInstanceOf(PermanentScanError);
     const { state, error } = await row(scan.id);
     expect(state).toBe("failed");
-    expect(error).toBe("The repository could not be fetched: the server's copy is missing objects or has corrupt ones (its owner can check it with `git fsck`).");
+    expect(error).toBe(
+      "The repository could not be fetched: the server's copy is missing objects or has corrupt ones (its owner can check it with `git fsck`).",
+    );
     expect(error).not.toMatch(/internal error|attempt/);
     expectQuietLogs();
     expect(lines.filter((l) => l.includes("scan failed"))).toHaveLength(1);
@@ -91,7 +102,10 @@ describe("a repository with a missing object", () => {
   it("a loopback port nobody listens on fails at once too", async () => {
     const { scan, data } = await newScan(`http://127.0.0.1:${await freePort()}/o/r.git`);
     await expect(processScan(deps(), data, { attempt: 1, maxAttempts: 3 })).rejects.toBeInstanceOf(PermanentScanError);
-    expect(await row(scan.id)).toEqual({ state: "failed", error: "The repository's host could not be reached (the connection was refused or timed out)." });
+    expect(await row(scan.id)).toEqual({
+      state: "failed",
+      error: "The repository's host could not be reached (the connection was refused or timed out).",
+    });
     expectQuietLogs();
   });
 });

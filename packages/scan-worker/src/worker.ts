@@ -77,7 +77,13 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const processor = async (job: Job) => {
     const key = `${job.queueName}:${job.id ?? ""}`;
     const scanId = (job.data as { scan_id?: unknown } | undefined)?.scan_id;
-    active.set(key, { queue: job.queueName, job_id: job.id ?? "", name: job.name, ...(typeof scanId === "string" ? { scan_id: scanId } : {}), started_at: new Date().toISOString() });
+    active.set(key, {
+      queue: job.queueName,
+      job_id: job.id ?? "",
+      name: job.name,
+      ...(typeof scanId === "string" ? { scan_id: scanId } : {}),
+      started_at: new Date().toISOString(),
+    });
     void heartbeat.beat();
     try {
       await runJob(job);
@@ -120,7 +126,12 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   // Housekeeping jobs (public scan retention) on a queue of their own, one at a time, so that
   // they neither wait behind scans nor take a scan's slot.
   const maintenanceConnection = workerConnection(config.redis.url);
-  const maintenanceWorker = new Worker(MAINTENANCE_QUEUE, processor, { connection: maintenanceConnection, prefix: config.redis.queuePrefix, concurrency: 1, name: id });
+  const maintenanceWorker = new Worker(MAINTENANCE_QUEUE, processor, {
+    connection: maintenanceConnection,
+    prefix: config.redis.queuePrefix,
+    concurrency: 1,
+    name: id,
+  });
   maintenanceWorker.on("error", (err) => log.warn("queue connection error", { error: err.message }));
   worker.on("error", (err) => log.warn("queue connection error", { error: err.message }));
   worker.on("failed", (job, err) => {
@@ -150,8 +161,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const minAgeMs = Math.min(5_000, config.worker.reconcileIntervalMs);
   const reconcileNow = async () => {
     const scans = await reconcile({ db: deps.db, queue, logger: child(deps.logger, "reconciler"), minAgeMs });
-    await reconcileDeliveries({ db: deps.db, config, logger: webhookLog, queue, minAgeMs: Math.max(minAgeMs, 60_000) }).catch((err: Error) =>
-      webhookLog.warn("delivery reconcile failed", { error: err.message }),
+    await reconcileDeliveries({ db: deps.db, config, logger: webhookLog, queue, minAgeMs: Math.max(minAgeMs, 60_000) }).catch(
+      (err: Error) => webhookLog.warn("delivery reconcile failed", { error: err.message }),
     );
     return scans;
   };
@@ -210,7 +221,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     ]);
     // Bounded too: a processor still inside an analyzer call must not hold the shutdown.
     if (timedOut) {
-      const force = Promise.all([worker.close(true).catch(() => undefined), webhookWorker.close(true).catch(() => undefined), maintenanceWorker.close(true).catch(() => undefined)]);
+      const force = Promise.all([
+        worker.close(true).catch(() => undefined),
+        webhookWorker.close(true).catch(() => undefined),
+        maintenanceWorker.close(true).catch(() => undefined),
+      ]);
       await Promise.race([force, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
     }
     // Gone from the registry at once; after a forced close its jobs are handed back anyway.

@@ -49,7 +49,9 @@ const md5Function = lines("function h(x) {", "  return crypto.createHash('md5').
 export const PR_CORPUS: PrCase[] = [
   {
     name: "a new file whose name has a space",
-    branch: [{ "lib/new file.js": lines("const c = require('crypto');", "exports.k = (x) => c.createHash('md5').update(x).digest('hex');") }],
+    branch: [
+      { "lib/new file.js": lines("const c = require('crypto');", "exports.k = (x) => c.createHash('md5').update(x).digest('hex');") },
+    ],
     introduced: ["lib/new file.js:2"],
     fixed: [],
     suppressed: [],
@@ -77,7 +79,10 @@ export const PR_CORPUS: PrCase[] = [
   },
   {
     name: "a rename with an edit elsewhere in the file",
-    branch: [{ rename: ["app.js", "src/server.js"] }, { "src/server.js": app.replace("module.exports = { app, run, h };", "module.exports = { app, run, h, version: 2 };") }],
+    branch: [
+      { rename: ["app.js", "src/server.js"] },
+      { "src/server.js": app.replace("module.exports = { app, run, h };", "module.exports = { app, run, h, version: 2 };") },
+    ],
     introduced: [],
     fixed: [],
     suppressed: [],
@@ -91,7 +96,12 @@ export const PR_CORPUS: PrCase[] = [
   },
   {
     name: "code moved to another file",
-    branch: [{ "app.js": app.replace(md5Function, "").replace("module.exports = { app, run, h };", "module.exports = { app, run };"), "lib/hash.js": `const crypto = require('crypto');\n${md5Function}module.exports = { h };\n` }],
+    branch: [
+      {
+        "app.js": app.replace(md5Function, "").replace("module.exports = { app, run, h };", "module.exports = { app, run };"),
+        "lib/hash.js": `const crypto = require('crypto');\n${md5Function}module.exports = { h };\n`,
+      },
+    ],
     introduced: [],
     fixed: [],
     suppressed: [],

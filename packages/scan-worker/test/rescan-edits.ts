@@ -135,7 +135,11 @@ const addVuln: Edit = (r, b, ids, only) => {
 };
 
 const duplicateVuln: Edit = (r, b, ids, only) => {
-  const lines = [...b.tree].flatMap(([file, f]) => linesOf(f).filter((l) => isVuln(l.text)).map((l) => ({ file, l, lang: f.lang })));
+  const lines = [...b.tree].flatMap(([file, f]) =>
+    linesOf(f)
+      .filter((l) => isVuln(l.text))
+      .map((l) => ({ file, l, lang: f.lang })),
+  );
   if (lines.length === 0) return null;
   const { file, l, lang } = pick(r, lines);
   const added = insertVuln(r, b, ids, l.text, lang, only);
@@ -177,7 +181,10 @@ function renamedPath(r: Rand, ids: Ids, file: string, tree: Tree): string {
   // or not (secrets), in or out of a test directory (bandit, secrets).
   const toggled = file.endsWith(".env") ? file.replace(/\.env$/, ".txt") : file.replace(/\.txt$/, ".env");
   const moved = file.startsWith("tests/") ? file.slice("tests/".length) : `tests/${base}`;
-  const options = lang === "cfg" ? [toggled, toggled, `conf/settings${n}.env`, `conf/settings${n}.txt`] : [moved, moved, lang === "js" ? `src/m${n}.js` : `lib/m${n}.py`];
+  const options =
+    lang === "cfg"
+      ? [toggled, toggled, `conf/settings${n}.env`, `conf/settings${n}.txt`]
+      : [moved, moved, lang === "js" ? `src/m${n}.js` : `lib/m${n}.py`];
   const free = options.filter((p) => !tree.has(p));
   return free.length > 0 ? pick(r, free) : lang === "js" ? `src/r${n}.js` : lang === "py" ? `lib/r${n}.py` : `conf/r${n}.env`;
 }
@@ -220,7 +227,9 @@ const addFile: Edit = (r, b, ids) => {
 };
 
 const deleteFile: Edit = (r, b) => {
-  const files = [...b.tree].filter(([, f]) => f.lang !== "js" || [...b.tree.values()].filter((g) => g.lang === "js").length > 1).map(([p]) => p);
+  const files = [...b.tree]
+    .filter(([, f]) => f.lang !== "js" || [...b.tree.values()].filter((g) => g.lang === "js").length > 1)
+    .map(([p]) => p);
   const candidates = files.filter((file) => linesOf(b.tree.get(file) as FileModel).every((l) => removable(b, l)));
   if (candidates.length === 0) return null;
   const file = pick(r, candidates);
@@ -244,10 +253,12 @@ const EDITS: [Edit, number][] = [
 /** One random edit that applies; weighted towards line edits. */
 export function randomEdit(r: Rand, b: Branch, ids: Ids): string {
   for (;;) {
-    let roll = r.int(1, EDITS.reduce((s, [, w]) => s + w, 0));
+    let roll = r.int(
+      1,
+      EDITS.reduce((s, [, w]) => s + w, 0),
+    );
     const edit = (EDITS.find(([, w]) => (roll -= w) <= 0) ?? EDITS[0])?.[0] as Edit;
     const done = edit(r, b, ids);
     if (done) return done;
   }
 }
-

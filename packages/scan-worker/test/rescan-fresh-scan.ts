@@ -33,7 +33,11 @@ try {
     maxRepoBytes: input.maxRepoBytes,
   });
   const result = await runAnalyzers({ dir: dest, timeoutMs: input.analyzerTimeoutMs, maxOutputBytes: input.maxOutputBytes });
-  const out = JSON.stringify({ commit: cloned.commit, analyzers: result.analyzers.map((a) => [a.name, a.status]), findings: result.findings });
+  const out = JSON.stringify({
+    commit: cloned.commit,
+    analyzers: result.analyzers.map((a) => [a.name, a.status]),
+    findings: result.findings,
+  });
   await new Promise<void>((resolve) => process.stdout.write(out, () => resolve()));
 } finally {
   await rm(dir, { recursive: true, force: true });

@@ -18,14 +18,29 @@ import type { FreshScanInput } from "./rescan-fresh-scan";
 const logger = createLogger({ level: "error", format: "json", silent: true });
 
 /** What an analyzer reports of a finding: check 1 compares these, never the reviewers' fields. */
-const REPORTED = ["analyzer", "rule_id", "file", "start_line", "end_line", "start_column", "end_column", "snippet", "cwe_id", "suppression"] as const;
+const REPORTED = [
+  "analyzer",
+  "rule_id",
+  "file",
+  "start_line",
+  "end_line",
+  "start_column",
+  "end_column",
+  "snippet",
+  "cwe_id",
+  "suppression",
+] as const;
 const reportedOf = (f: Record<(typeof REPORTED)[number], unknown>) => JSON.stringify(REPORTED.map((k) => f[k] ?? null));
 
 const FRESH_SCAN = fileURLToPath(new URL("./rescan-fresh-scan.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const execFileAsync = promisify(execFile);
 
-async function freshScan(config: Config, gitUri: string, branch: string | null): Promise<{ commit: string; findings: NormalizedFinding[] }> {
+async function freshScan(
+  config: Config,
+  gitUri: string,
+  branch: string | null,
+): Promise<{ commit: string; findings: NormalizedFinding[] }> {
   const { scan } = config;
   const input: FreshScanInput = {
     gitUri,
@@ -35,7 +50,11 @@ async function freshScan(config: Config, gitUri: string, branch: string | null):
     analyzerTimeoutMs: scan.analyzerTimeoutMs,
     maxOutputBytes: scan.analyzerMaxOutputBytes,
   };
-  const { stdout } = await execFileAsync(process.execPath, ["--import", "tsx", FRESH_SCAN, JSON.stringify(input)], { cwd: ROOT, maxBuffer: 64 << 20, timeout: 180_000 });
+  const { stdout } = await execFileAsync(process.execPath, ["--import", "tsx", FRESH_SCAN, JSON.stringify(input)], {
+    cwd: ROOT,
+    maxBuffer: 64 << 20,
+    timeout: 180_000,
+  });
   return JSON.parse(stdout) as { commit: string; findings: NormalizedFinding[] };
 }
 
@@ -63,20 +82,30 @@ function reportedRows(db: Db, scanId: string) {
 
 export async function newProject(stack: TestStack, gitUri: string): Promise<string> {
   const t = stack.tenant;
-  return (await findOrCreateProject(stack.handle.db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: gitUri, name: "rescan" })).id;
+  return (
+    await findOrCreateProject(stack.handle.db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: gitUri, name: "rescan" })
+  ).id;
 }
 
 /** A scan job run by the worker's handler, and beside it the fresh scan of the same branch. */
 export async function scanWithReference(stack: TestStack, gitUri: string, projectId: string, branch: string | null): Promise<Scanned> {
-  const { tenant: t, handle: { db } } = stack;
+  const {
+    tenant: t,
+    handle: { db },
+  } = stack;
   const ids = { organizationId: t.organization_id, groupId: t.group_id, projectId, createdBy: t.user_id };
   const { scan } = await createScan(db, { ...ids, gitUri, branch, idempotencyKey: null, requestHash: null });
   const [outcome, fresh] = await Promise.all([
-    processScan({ db, config: stack.config, logger }, { scan_id: scan.id, organization_id: scan.organization_id }, { attempt: 1, maxAttempts: 1 }),
+    processScan(
+      { db, config: stack.config, logger },
+      { scan_id: scan.id, organization_id: scan.organization_id },
+      { attempt: 1, maxAttempts: 1 },
+    ),
     freshScan(stack.config, gitUri, branch),
   ]);
   const row = await db.selectFrom("scans").select(["state", "commit_sha", "error"]).where("id", "=", scan.id).executeTakeFirstOrThrow();
-  if (outcome !== "completed" || row.state !== "completed") throw new Error(`scan ${scan.id} ended ${outcome}/${row.state}: ${row.error ?? ""}`);
+  if (outcome !== "completed" || row.state !== "completed")
+    throw new Error(`scan ${scan.id} ended ${outcome}/${row.state}: ${row.error ?? ""}`);
   return { scanId: scan.id, commit: row.commit_sha, rows: await reportedRows(db, scan.id), fresh };
 }
 

@@ -74,10 +74,17 @@ export function linesOf(file: FileModel): Line[] {
   return file.blocks.flatMap((b) => [b.header, ...b.body, ...(b.footer ? [b.footer] : [])]);
 }
 export function textOf(file: FileModel): string {
-  return `${linesOf(file).map((l) => l.text).join("\n")}\n`;
+  return `${linesOf(file)
+    .map((l) => l.text)
+    .join("\n")}\n`;
 }
 export function cloneTree(tree: Tree): Tree {
-  return new Map([...tree].map(([p, f]) => [p, { lang: f.lang, blocks: f.blocks.map((b) => ({ header: b.header, body: [...b.body], footer: b.footer })) }]));
+  return new Map(
+    [...tree].map(([p, f]) => [
+      p,
+      { lang: f.lang, blocks: f.blocks.map((b) => ({ header: b.header, body: [...b.body], footer: b.footer })) },
+    ]),
+  );
 }
 export function idsOf(tree: Tree): Set<number> {
   return new Set([...tree.values()].flatMap((f) => linesOf(f).map((l) => l.id)));
@@ -114,7 +121,13 @@ export interface Branch {
  * whichever of them is the old one. (2) It is new, and a line of the same text of the baseline
  * is gone: that is a line moved as much as one fixed and another added.
  */
-export function ambiguity(file: FileModel, index: number, tree: Tree, baseline: Baseline | null, others: readonly Tree[] = []): string | null {
+export function ambiguity(
+  file: FileModel,
+  index: number,
+  tree: Tree,
+  baseline: Baseline | null,
+  others: readonly Tree[] = [],
+): string | null {
   if (!baseline) return null;
   const lines = linesOf(file);
   const line = lines[index];
@@ -122,7 +135,8 @@ export function ambiguity(file: FileModel, index: number, tree: Tree, baseline: 
   // Identity also comes from other branches: a line new on this branch that is, to the letter,
   // another branch's line in the same function between the same neighbours cannot be told
   // from it (this branch may have changed and restored it before any scan saw the change).
-  if (!baseline.ids.has(line.id) && others.some((t) => sameSpot(t, file, index, line))) return "new here, identical in text, function and neighbours to another branch's line";
+  if (!baseline.ids.has(line.id) && others.some((t) => sameSpot(t, file, index, line)))
+    return "new here, identical in text, function and neighbours to another branch's line";
   for (const step of [-1, 1]) {
     for (let j = index + step; j >= 0 && j < lines.length; j += step) {
       const other = lines[j] as Line;
@@ -172,7 +186,8 @@ function safeLine(ids: Ids, lang: Lang): Line {
 }
 export function newBlock(ids: Ids, lang: Lang, body: Line[]): Block {
   const id = ids.next();
-  if (lang === "js") return { header: { id, text: `function f${id}(input, s, cmd, req, res) {` }, body, footer: { id: ids.next(), text: "}" } };
+  if (lang === "js")
+    return { header: { id, text: `function f${id}(input, s, cmd, req, res) {` }, body, footer: { id: ids.next(), text: "}" } };
   if (lang === "py") return { header: { id, text: `def g${id}(data, cmd):` }, body, footer: null };
   return { header: { id, text: `# section ${id}` }, body, footer: null };
 }
@@ -217,14 +232,18 @@ export function commitBranch(b: Branch, message: string): string {
       .map((row) => [row.slice(row.indexOf("\t") + 1), row.split(/\s+/)[2]] as const),
   );
   const expected = new Map([...b.tree].map(([file, f]) => [file, blobId(textOf(f))] as const));
-  if (JSON.stringify([...committed].sort()) !== JSON.stringify([...expected].sort())) throw new Error(`commit ${b.head} of ${b.name} does not hold the model`);
+  if (JSON.stringify([...committed].sort()) !== JSON.stringify([...expected].sort()))
+    throw new Error(`commit ${b.head} of ${b.name} does not hold the model`);
   return b.head;
 }
 
 /** A repository on main with a few files of random functions, committed. */
 export function initialTree(r: Rand, ids: Ids): Tree {
   const tree: Tree = new Map();
-  const js = (n: number) => ({ lang: "js" as const, blocks: Array.from({ length: n }, () => newBlock(ids, "js", randomBody(r, ids, "js", 5))) });
+  const js = (n: number) => ({
+    lang: "js" as const,
+    blocks: Array.from({ length: n }, () => newBlock(ids, "js", randomBody(r, ids, "js", 5))),
+  });
   tree.set("src/a.js", js(r.int(2, 3)));
   tree.set("src/b.js", js(r.int(1, 3)));
   if (chance(r, 75)) {
@@ -234,6 +253,10 @@ export function initialTree(r: Rand, ids: Ids): Tree {
     if (body[body.length - 1]?.text !== "    assert data") body.push({ id: ids.next(), text: "    assert data" });
     tree.set("app.py", { lang: "py", blocks });
   }
-  if (chance(r, 75)) tree.set("settings.txt", { lang: "cfg", blocks: [newBlock(ids, "cfg", [safeLine(ids, "cfg"), { id: ids.next(), text: POOL.cfg[0]?.vuln as string }])] });
+  if (chance(r, 75))
+    tree.set("settings.txt", {
+      lang: "cfg",
+      blocks: [newBlock(ids, "cfg", [safeLine(ids, "cfg"), { id: ids.next(), text: POOL.cfg[0]?.vuln as string }])],
+    });
   return tree;
 }

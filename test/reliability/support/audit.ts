@@ -44,7 +44,11 @@ export async function scanOutcome(db: Db, scanId: string): Promise<ScanOutcome> 
   const row = await db.selectFrom("scans").select(["state", "attempts", "finished_at"]).where("id", "=", scanId).executeTakeFirstOrThrow();
   const states = await sql<{ old_state: string | null; new_state: string }>`
     SELECT old_state, new_state FROM reliability_scan_states WHERE scan_id = ${scanId} ORDER BY id`.execute(db);
-  const findings = await db.selectFrom("findings").select(["rule_id", "file", "start_line", "fingerprint"]).where("scan_id", "=", scanId).execute();
+  const findings = await db
+    .selectFrom("findings")
+    .select(["rule_id", "file", "start_line", "fingerprint"])
+    .where("scan_id", "=", scanId)
+    .execute();
   const steps = states.rows;
   return {
     state: row.state,
@@ -104,6 +108,8 @@ export async function foreignKeysTo(db: Db, tables: string[]): Promise<{ table: 
 /** Rows of `table` whose `column` holds one of `ids`. Identifiers come from the catalog or the test. */
 export async function countReferencing(db: Db, table: string, column: string, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
-  const r = await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.table(table)} WHERE ${sql.ref(column)} = ANY (${ids}::text[])`.execute(db);
+  const r = await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.table(table)} WHERE ${sql.ref(column)} = ANY (${ids}::text[])`.execute(
+    db,
+  );
   return Number(r.rows[0]?.n ?? 0);
 }

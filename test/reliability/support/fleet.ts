@@ -9,7 +9,16 @@ import request from "supertest";
 import { SCAN_QUEUE } from "@ax/contracts";
 import type { JobQueue } from "@ax/queue";
 import { tmpDir } from "@ax/testkit";
-import { crashCause, killAllSpawned, killPids, pidsWithMarker, spawnWorker, workerByName, workerEnv, type WorkerProcess } from "./processes";
+import {
+  crashCause,
+  killAllSpawned,
+  killPids,
+  pidsWithMarker,
+  spawnWorker,
+  workerByName,
+  workerEnv,
+  type WorkerProcess,
+} from "./processes";
 import type { ProbeTools, ToolMode } from "./tools";
 
 export interface FleetWorker {
@@ -88,7 +97,9 @@ export class Fleet {
 
   /** Each worker's state and last log lines, for a failure message. */
   describe(lines = 3): string {
-    return this.all.map((w) => `[worker ${w.process.pid} ${w.process.status()}: ${w.process.tail().split("\n").slice(-lines).join(" | ")}]`).join(" ");
+    return this.all
+      .map((w) => `[worker ${w.process.pid} ${w.process.status()}: ${w.process.tail().split("\n").slice(-lines).join(" | ")}]`)
+      .join(" ");
   }
 
   async stop(): Promise<void> {

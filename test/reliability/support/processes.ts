@@ -43,7 +43,14 @@ export function spawnApi(env: Record<string, string>): WorkerProcess {
 function spawnService(entry: string, env: Record<string, string>, readyMessage: string): WorkerProcess {
   const child = spawn(process.execPath, ["--import", "tsx", entry], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NODE_ENV: "test", LOG_FORMAT: "json", LOG_LEVEL: "info", ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      NODE_ENV: "test",
+      LOG_FORMAT: "json",
+      LOG_LEVEL: "info",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   if (!child.pid) throw new Error(`could not start ${entry}`);
@@ -157,7 +164,10 @@ export function portOpen(port: number): Promise<boolean> {
 }
 
 /** The environment a worker process needs to share a test stack's database and queue. */
-export function workerEnv(config: { database: { url: string | undefined }; redis: { url: string; queuePrefix: string } }, extra: Record<string, string> = {}): Record<string, string> {
+export function workerEnv(
+  config: { database: { url: string | undefined }; redis: { url: string; queuePrefix: string } },
+  extra: Record<string, string> = {},
+): Record<string, string> {
   if (!config.database.url) throw new Error("worker processes need a PostgreSQL URL");
   return {
     DATABASE_URL: config.database.url,

@@ -27,9 +27,17 @@ export class PrivateRedis {
 
   async start(): Promise<void> {
     const persistence = this.persistent ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"];
-    const proc = spawn("redis-server", ["--port", String(this.port), "--bind", "127.0.0.1", "--save", "", "--dir", this.dir, ...persistence], { stdio: "ignore" });
+    const proc = spawn(
+      "redis-server",
+      ["--port", String(this.port), "--bind", "127.0.0.1", "--save", "", "--dir", this.dir, ...persistence],
+      { stdio: "ignore" },
+    );
     this.proc = proc;
-    await waitFor(async () => proc.exitCode === null && (await portOpen(this.port)), { timeoutMs: 10_000, intervalMs: 50, what: "redis-server to listen" });
+    await waitFor(async () => proc.exitCode === null && (await portOpen(this.port)), {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      what: "redis-server to listen",
+    });
   }
 
   /** SIGKILL: a crash, or the host going away. */

@@ -70,7 +70,12 @@ export function probeTools(slowMs = 1500): ProbeTools {
     marker: () => `ax-reliability-${randomBytes(6).toString("hex")}`,
     config: (marker, modes, extra = {}) =>
       JSON.stringify(
-        modes.map((mode) => ({ name: `probe-${mode}`, command: [process.execPath, script, marker, mode, control, "{files}"], languages: ["python"], ...extra })),
+        modes.map((mode) => ({
+          name: `probe-${mode}`,
+          command: [process.execPath, script, marker, mode, control, "{files}"],
+          languages: ["python"],
+          ...extra,
+        })),
       ),
   };
 }

@@ -106,14 +106,21 @@ it("falls back to the offline answer when the model fails before its first line"
 
 it("adds a cut-off note when the model fails mid-answer", async () => {
   const errors: unknown[] = [];
-  const models = { identity: { provider: provider(["Hello Ada.\nYou signed in with Okta.\n"], new ProviderError("timeout", "no data for 30 s")), name: "m" } };
+  const models = {
+    identity: {
+      provider: provider(["Hello Ada.\nYou signed in with Okta.\n"], new ProviderError("timeout", "no data for 30 s")),
+      name: "m",
+    },
+  };
   const lines = await collect(answerChat(input("who am i", { models, onModelError: (e) => errors.push(e) })).lines);
   expect(lines).toEqual(["Hello Ada.", "You signed in with Okta.", "", CUT_OFF_NOTE]);
   expect(errors).toHaveLength(1);
 });
 
 it("closes an open code fence before the cut-off note", async () => {
-  const models = { identity: { provider: provider(["Example:\n````python\nx = 1\n```\n"], new ProviderError("network", "reset")), name: "m" } };
+  const models = {
+    identity: { provider: provider(["Example:\n````python\nx = 1\n```\n"], new ProviderError("network", "reset")), name: "m" },
+  };
   const lines = await collect(answerChat(input("who am i", { models })).lines);
   expect(lines).toEqual(["Example:", "````python", "x = 1", "```", "````", "", CUT_OFF_NOTE]);
 });
@@ -135,7 +142,13 @@ it("stops promptly when the caller goes away, even while the model is silent", a
       await new Promise(() => {});
     },
   };
-  const { lines } = answerChat(input("who am i", { signal: controller.signal, models: { identity: { provider: silent, name: "m" } }, onModelError: (e) => errors.push(e) }));
+  const { lines } = answerChat(
+    input("who am i", {
+      signal: controller.signal,
+      models: { identity: { provider: silent, name: "m" } },
+      onModelError: (e) => errors.push(e),
+    }),
+  );
   const out: string[] = [];
   const done = (async () => {
     for await (const line of lines) {

@@ -5,7 +5,17 @@
  */
 import { ProviderError, type ModelProvider } from "../provider/types";
 import { routeMessage } from "./router";
-import type { AnswerLines, ChatDataSource, ChatOrganization, ChatUser, HistoryTurn, Route, Specialist, SpecialistContext, SpecialistName } from "./types";
+import type {
+  AnswerLines,
+  ChatDataSource,
+  ChatOrganization,
+  ChatUser,
+  HistoryTurn,
+  Route,
+  Specialist,
+  SpecialistContext,
+  SpecialistName,
+} from "./types";
 
 export interface AnswerChatInput {
   prompt: string;

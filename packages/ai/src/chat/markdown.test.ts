@@ -78,14 +78,22 @@ describe("languageFromPath", () => {
 
 describe("table", () => {
   it("escapes pipes in text and in code cells, and newlines", () => {
-    const lines = table(["File", "Count"], [[{ md: inlineCode("a|b.ts") }, 3], ["x | y\nz", 1]]);
+    const lines = table(
+      ["File", "Count"],
+      [
+        [{ md: inlineCode("a|b.ts") }, 3],
+        ["x | y\nz", 1],
+      ],
+    );
     expect(lines).toEqual(["| File | Count |", "| --- | --- |", "| `a\\|b.ts` | 3 |", "| x \\| y z | 1 |"]);
   });
 });
 
 describe("link", () => {
   it("links only to http(s)", () => {
-    expect(link("CWE-89", "https://cwe.mitre.org/data/definitions/89.html")).toBe("[CWE-89](https://cwe.mitre.org/data/definitions/89.html)");
+    expect(link("CWE-89", "https://cwe.mitre.org/data/definitions/89.html")).toBe(
+      "[CWE-89](https://cwe.mitre.org/data/definitions/89.html)",
+    );
     expect(link("x", "javascript:alert(1)")).toBe("x");
     expect(link("x", "not a url")).toBe("x");
     expect(link("x", "https://a.example/p)(q")).toBe("[x](https://a.example/p%29%28q)");
@@ -93,7 +101,11 @@ describe("link", () => {
 });
 
 it("escapeParagraphs keeps lines and escapes each", () => {
-  expect(escapeParagraphs("Use `prepared` statements.\n\n<b>never</b> concatenate")).toEqual(["Use \\`prepared\\` statements.", "", "&lt;b&gt;never&lt;/b&gt; concatenate"]);
+  expect(escapeParagraphs("Use `prepared` statements.\n\n<b>never</b> concatenate")).toEqual([
+    "Use \\`prepared\\` statements.",
+    "",
+    "&lt;b&gt;never&lt;/b&gt; concatenate",
+  ]);
 });
 
 it("clip marks the cut", () => {

@@ -60,19 +60,70 @@ export function inlineCode(text: string): string {
  */
 export function codeBlock(code: string, lang = ""): string[] {
   // eslint-disable-next-line no-control-regex
-  const body = code.replace(/\r\n?/g, "\n").replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "").replace(BIDI, (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase()}>`);
+  const body = code
+    .replace(/\r\n?/g, "\n")
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "")
+    .replace(BIDI, (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase()}>`);
   const fence = "`".repeat(Math.max(3, longestRun(body, "`") + 1));
   const hint = /^[A-Za-z0-9_+#.-]{1,20}$/.test(lang) ? lang : "";
   return [`${fence}${hint}`, ...body.replace(/\n$/, "").split("\n"), fence];
 }
 
 const LANGUAGES: Record<string, string> = {
-  ts: "typescript", mts: "typescript", cts: "typescript", tsx: "tsx", js: "javascript", mjs: "javascript", cjs: "javascript", jsx: "jsx",
-  py: "python", java: "java", kt: "kotlin", kts: "kotlin", scala: "scala", groovy: "groovy", gradle: "groovy", go: "go", rb: "ruby",
-  php: "php", c: "c", h: "c", cc: "cpp", cpp: "cpp", cxx: "cpp", hpp: "cpp", hh: "cpp", cs: "csharp", swift: "swift", rs: "rust",
-  sh: "bash", bash: "bash", zsh: "bash", ps1: "powershell", yml: "yaml", yaml: "yaml", json: "json", xml: "xml", html: "html",
-  htm: "html", vue: "vue", sql: "sql", tf: "hcl", hcl: "hcl", lua: "lua", pl: "perl", pm: "perl", dart: "dart", ex: "elixir",
-  exs: "elixir", erl: "erlang", toml: "toml", ini: "ini", md: "markdown", diff: "diff", patch: "diff",
+  ts: "typescript",
+  mts: "typescript",
+  cts: "typescript",
+  tsx: "tsx",
+  js: "javascript",
+  mjs: "javascript",
+  cjs: "javascript",
+  jsx: "jsx",
+  py: "python",
+  java: "java",
+  kt: "kotlin",
+  kts: "kotlin",
+  scala: "scala",
+  groovy: "groovy",
+  gradle: "groovy",
+  go: "go",
+  rb: "ruby",
+  php: "php",
+  c: "c",
+  h: "c",
+  cc: "cpp",
+  cpp: "cpp",
+  cxx: "cpp",
+  hpp: "cpp",
+  hh: "cpp",
+  cs: "csharp",
+  swift: "swift",
+  rs: "rust",
+  sh: "bash",
+  bash: "bash",
+  zsh: "bash",
+  ps1: "powershell",
+  yml: "yaml",
+  yaml: "yaml",
+  json: "json",
+  xml: "xml",
+  html: "html",
+  htm: "html",
+  vue: "vue",
+  sql: "sql",
+  tf: "hcl",
+  hcl: "hcl",
+  lua: "lua",
+  pl: "perl",
+  pm: "perl",
+  dart: "dart",
+  ex: "elixir",
+  exs: "elixir",
+  erl: "erlang",
+  toml: "toml",
+  ini: "ini",
+  md: "markdown",
+  diff: "diff",
+  patch: "diff",
 };
 
 /** A language hint for a code fence, from the file's name; "" when unknown. */

@@ -33,7 +33,9 @@ export function modelMessages(ctx: SpecialistContext, opts: ModelAnswerOptions):
 /** Streams the model's answer as complete lines; the last partial line is flushed at the end. */
 export async function* modelAnswer(ctx: SpecialistContext, opts: ModelAnswerOptions): AnswerLines {
   if (!ctx.model) throw new Error("modelAnswer needs a configured model");
-  yield* splitLines(ctx.model.provider.stream({ model: ctx.model.name, messages: modelMessages(ctx, opts), signal: ctx.signal, temperature: 0.2 }));
+  yield* splitLines(
+    ctx.model.provider.stream({ model: ctx.model.name, messages: modelMessages(ctx, opts), signal: ctx.signal, temperature: 0.2 }),
+  );
 }
 
 /** Re-chunks a stream of text deltas into lines (without their "\n"). */

@@ -98,7 +98,10 @@ describe("follow-ups", () => {
   const assistant = (content: string, specialist: SpecialistName): HistoryTurn => ({ role: "assistant", content, specialist });
   const afterFindings = [
     user("summarize my last scan"),
-    assistant(`Scan \`${S}\` of repo…\n1. **HIGH** SQL injection in \`db.ts:4\` — finding \`${F}\`\n2. **LOW** x — finding \`aaaaaaaa-0000-4000-8000-000000000000\``, "findings"),
+    assistant(
+      `Scan \`${S}\` of repo…\n1. **HIGH** SQL injection in \`db.ts:4\` — finding \`${F}\`\n2. **LOW** x — finding \`aaaaaaaa-0000-4000-8000-000000000000\``,
+      "findings",
+    ),
   ];
   const afterCwe = [user("what is CWE-89"), assistant("**CWE-89** is SQL injection. See also CWE-564.", "cwe")];
 
@@ -111,7 +114,11 @@ describe("follow-ups", () => {
     ["give me an example of it", afterCwe, { specialist: "cwe", cweIds: ["CWE-89"] }],
     ["is it in my last scan?", afterCwe, { specialist: "findings", cweIds: ["CWE-89"] }],
     ["summarize my last scan", afterCwe, { specialist: "findings", cweIds: [] }],
-    ["why is that dangerous?", [user(`fix finding ${F}`), assistant("### Fixing: SQL injection", "remediation")], { specialist: "remediation", findingId: F }],
+    [
+      "why is that dangerous?",
+      [user(`fix finding ${F}`), assistant("### Fixing: SQL injection", "remediation")],
+      { specialist: "remediation", findingId: F },
+    ],
   ] as const)("%s", (prompt, history, expected) => {
     expect(routeMessage(prompt, [...history])).toMatchObject(expected);
   });
@@ -124,11 +131,21 @@ describe("follow-ups", () => {
 
 describe("id extraction", () => {
   it("normalizes CWE spellings", () => {
-    expect(extractCweIds("CWE-89, cwe 79, CWE\u201122, CWE\u201322, Cwe_611 and cwe:0918")).toEqual(["CWE-89", "CWE-79", "CWE-22", "CWE-611", "CWE-918"]);
+    expect(extractCweIds("CWE-89, cwe 79, CWE\u201122, CWE\u201322, Cwe_611 and cwe:0918")).toEqual([
+      "CWE-89",
+      "CWE-79",
+      "CWE-22",
+      "CWE-611",
+      "CWE-918",
+    ]);
   });
 
   it("tells scan ids from finding ids by the word before them", () => {
-    expect(extractIds(`finding \`${F}\` of scan **${S}** and ${F.replace("3f", "4f")}`)).toEqual({ findingIds: [F], scanIds: [S], unlabeled: [F.replace("3f", "4f")] });
+    expect(extractIds(`finding \`${F}\` of scan **${S}** and ${F.replace("3f", "4f")}`)).toEqual({
+      findingIds: [F],
+      scanIds: [S],
+      unlabeled: [F.replace("3f", "4f")],
+    });
   });
 
   it("ignores things that only look like ids", () => {

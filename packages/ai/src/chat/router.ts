@@ -9,7 +9,8 @@ import type { HistoryTurn, Route, SpecialistName } from "./types";
 type Feature = [RegExp, number];
 
 // Words that make a question about a class of weakness rather than security in general.
-const WEAKNESS_WORDS = /\bcwe\b|\bweakness|\binjection\b|\boverflow\b|\btraversal\b|\bforgery\b|\bscripting\b|\brace condition\b|\buse[- ]after[- ]free\b|\bnull (?:pointer|dereference)\b|\bidor\b|\bredos\b|\bprototype pollution\b|\bclickjacking\b|\bdeserializ|\bopen redirect/;
+const WEAKNESS_WORDS =
+  /\bcwe\b|\bweakness|\binjection\b|\boverflow\b|\btraversal\b|\bforgery\b|\bscripting\b|\brace condition\b|\buse[- ]after[- ]free\b|\bnull (?:pointer|dereference)\b|\bidor\b|\bredos\b|\bprototype pollution\b|\bclickjacking\b|\bdeserializ|\bopen redirect/;
 
 const FEATURES: Record<SpecialistName, Feature[]> = {
   identity: [
@@ -33,7 +34,10 @@ const FEATURES: Record<SpecialistName, Feature[]> = {
     [/\bfindings?\b|\bresults?\b/, 1.5],
     [/\bhow many\b|\bcount\b|\bnumber of\b|\blist\b|\bshow me (?:all|my)\b/, 1.5],
     [/\bsummar(?:y|i[sz]e)\b|\boverview\b|\breport\b|\bstatus\b|\bprogress\b|\bstill running\b|\bfailed\b/, 1.5],
-    [/\b(?:critical|high|medium|low)(?:[- ]severity)?\b|\bseverit(?:y|ies)\b|\bworst\b|\btop (?:\d+ )?(?:findings|issues|cwes?|vulnerabilities)\b/, 1],
+    [
+      /\b(?:critical|high|medium|low)(?:[- ]severity)?\b|\bseverit(?:y|ies)\b|\bworst\b|\btop (?:\d+ )?(?:findings|issues|cwes?|vulnerabilities)\b/,
+      1,
+    ],
     [/\bwhich files?\b|\bmost (?:issues|findings|vulnerabilities)\b|\bhotspots?\b/, 2],
     [/\b(?:my|our)\s+(?:code|repo(?:sitory)?|project|codebase|app(?:lication)?|issues|vulnerabilities)\b/, 2.5],
     [/\b(?:did|does|do) (?:the |my )?scans? (?:find|show|report)|\bwhat did\b.*\bfind\b/, 2],
@@ -45,7 +49,10 @@ const FEATURES: Record<SpecialistName, Feature[]> = {
     [/\b(?:this|that) (?:finding|issue)\b/, 1],
   ],
   appsec: [
-    [/\bsecur(?:e|ely|ity)\b|\bowasp\b|\bvulnerab\w*|\bthreat\b|\bpentest\b|\bsast\b|\bdast\b|\bsecrets?\b|\bauth\w*\b|\bbest practices?\b/, 0.5],
+    [
+      /\bsecur(?:e|ely|ity)\b|\bowasp\b|\bvulnerab\w*|\bthreat\b|\bpentest\b|\bsast\b|\bdast\b|\bsecrets?\b|\bauth\w*\b|\bbest practices?\b/,
+      0.5,
+    ],
   ],
 };
 
@@ -68,7 +75,8 @@ const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g
 const UUID_ONE = new RegExp(UUID.source, "i");
 const CWE_ID = /\bcwe\s*[-_:#]?\s*0*(\d{1,5})\b/gi;
 // Only a short message with a pronoun is a follow-up; a full question stands on its own.
-const ANAPHORA = /^(?:and |but |so |ok(?:ay)?,? |then )|\b(?:it|this|that|this one|that one|them|those)\b|^(?:why|how|what about|more|details?)\b/;
+const ANAPHORA =
+  /^(?:and |but |so |ok(?:ay)?,? |then )|\b(?:it|this|that|this one|that one|them|those)\b|^(?:why|how|what about|more|details?)\b/;
 const MAX_PROMPT = 2_000;
 
 /** Lower-cases and folds look-alike punctuation (non-breaking and other hyphens, curly quotes). */
@@ -165,7 +173,8 @@ export function routeMessage(prompt: string, history: HistoryTurn[]): Route {
   if (isFollowUp && previous) {
     const followUp = followUpRoute(text, history, previous);
     // The message's own features win when they point elsewhere ("and my email?").
-    if (followUp && (best < 2 || followUp.specialist === specialist)) return { ...followUp, cweIds: cweIds.length > 0 ? cweIds : followUp.cweIds };
+    if (followUp && (best < 2 || followUp.specialist === specialist))
+      return { ...followUp, cweIds: cweIds.length > 0 ? cweIds : followUp.cweIds };
   }
 
   const route: Route = { specialist, cweIds, score: confidence(specialist === "appsec" && best < 0.5 ? 0 : best, runnerUp) };
@@ -190,7 +199,10 @@ function followUpRoute(text: string, history: HistoryTurn[], previous: Specialis
   }
   if (previous === "cwe") return { specialist: "cwe", cweIds: cweIdsFromHistory(history), score: 0.7 };
   if (previous === "findings") {
-    const scanId = [...history].reverse().map((t) => extractIds(t.content).scanIds[0]).find(Boolean);
+    const scanId = [...history]
+      .reverse()
+      .map((t) => extractIds(t.content).scanIds[0])
+      .find(Boolean);
     return { specialist: "findings", cweIds: [], ...(scanId ? { scanId } : {}), score: 0.6 };
   }
   return undefined;

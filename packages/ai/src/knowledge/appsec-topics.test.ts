@@ -16,7 +16,11 @@ describe("APPSEC_TOPICS", () => {
     for (const topic of APPSEC_TOPICS) {
       for (const id of topic.cwes) {
         const entry = await getCwe(id);
-        expect({ topic: topic.id, id, status: entry?.status ?? "missing" }).toEqual({ topic: topic.id, id, status: expect.not.stringMatching(/^(missing|Deprecated)$/) });
+        expect({ topic: topic.id, id, status: entry?.status ?? "missing" }).toEqual({
+          topic: topic.id,
+          id,
+          status: expect.not.stringMatching(/^(missing|Deprecated)$/),
+        });
       }
     }
   });

@@ -28,7 +28,10 @@ describe("getCwe", () => {
     // Only the Research Concepts view (1000) counts: CWE-74 is its parent in another view.
     expect(e.parents).toEqual(["CWE-943"]);
     expect(e.languages).toContain("Not Language-Specific");
-    expect(e.consequences[0]).toMatchObject({ scopes: ["Confidentiality", "Integrity", "Availability"], impacts: ["Execute Unauthorized Code or Commands"] });
+    expect(e.consequences[0]).toMatchObject({
+      scopes: ["Confidentiality", "Integrity", "Availability"],
+      impacts: ["Execute Unauthorized Code or Commands"],
+    });
     const parameterization = e.mitigations.find((m) => m.strategy === "Parameterization");
     expect(parameterization?.phases).toEqual(["Architecture and Design"]);
     expect(parameterization?.text).toMatch(/prepared statements, parameterized queries/);
@@ -37,7 +40,12 @@ describe("getCwe", () => {
 
   it("flattens the catalogue's XHTML lists and paragraphs into plain text without reference markers", async () => {
     const e = (await getCwe(79))!;
-    for (const text of [e.description, e.extendedDescription!, ...e.mitigations.map((m) => m.text), ...e.consequences.map((c) => c.note ?? "")]) {
+    for (const text of [
+      e.description,
+      e.extendedDescription!,
+      ...e.mitigations.map((m) => m.text),
+      ...e.consequences.map((c) => c.note ?? ""),
+    ]) {
       expect(text).not.toMatch(/\[object Object\]|xhtml|\[REF-\d+\]|\s{2}|^\s|\s$/);
     }
     // The extended description holds an <ol> and a list of XSS types.

@@ -79,7 +79,10 @@ export function flattenText(node: unknown): string {
     .trim();
 }
 
-const texts = (v: unknown): string[] => asArray(v).map(flattenText).filter((s) => s !== "");
+const texts = (v: unknown): string[] =>
+  asArray(v)
+    .map(flattenText)
+    .filter((s) => s !== "");
 
 function toEntry(key: string, raw: Raw): CweEntry {
   const consequences = asArray((raw.Common_Consequences as Raw | undefined)?.Consequence).map((c) => {
@@ -121,7 +124,11 @@ function toEntry(key: string, raw: Raw): CweEntry {
 }
 
 /** MITRE's 2024 CWE Top 25 Most Dangerous Software Weaknesses. */
-const TOP_25 = new Set([79, 787, 89, 352, 22, 125, 78, 416, 862, 434, 94, 20, 77, 287, 269, 502, 200, 863, 918, 119, 476, 798, 190, 400, 306].map((n) => `CWE-${n}`));
+const TOP_25 = new Set(
+  [79, 787, 89, 352, 22, 125, 78, 416, 862, 434, 94, 20, 77, 287, 269, 502, 200, 863, 918, 119, 476, 798, 190, 400, 306].map(
+    (n) => `CWE-${n}`,
+  ),
+);
 
 /**
  * "Path traversal" names a dozen entries; the one people mean is the common, general one.
@@ -160,8 +167,18 @@ function searchIndex(): Promise<SearchIndex<CweEntry>> {
         // Deprecated entries only point elsewhere; `getCwe` still finds them by id.
         [...byId.values()].filter((e) => e.status !== "Deprecated"),
         {
-          specs: { name: { weight: 3, heading: true, b: 0.3 }, terms: { weight: 2.5, heading: true, b: 0.3 }, description: { weight: 1 }, extended: { weight: 0.3 } },
-          fields: (e) => ({ name: e.name, terms: e.alternateTerms.join(" "), description: e.description, extended: e.extendedDescription ?? "" }),
+          specs: {
+            name: { weight: 3, heading: true, b: 0.3 },
+            terms: { weight: 2.5, heading: true, b: 0.3 },
+            description: { weight: 1 },
+            extended: { weight: 0.3 },
+          },
+          fields: (e) => ({
+            name: e.name,
+            terms: e.alternateTerms.join(" "),
+            description: e.description,
+            extended: e.extendedDescription ?? "",
+          }),
           prior,
         },
       ),

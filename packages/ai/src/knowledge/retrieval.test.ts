@@ -4,7 +4,10 @@ import { sentences, summarize } from "./summarize";
 
 describe("terms", () => {
   it("drops question words, stems plurals and keeps hyphenated words joined as well as split", () => {
-    expect(terms("How do I fix hard-coded passwords?")).toEqual({ words: ["hardcoded", "hard", "coded", "password"], pairs: ["hard coded", "coded password"] });
+    expect(terms("How do I fix hard-coded passwords?")).toEqual({
+      words: ["hardcoded", "hard", "coded", "password"],
+      pairs: ["hard coded", "coded password"],
+    });
     expect(terms("What is the policy for libraries?").words).toEqual(["policy", "library"]);
     expect(terms("the attacker's payload").words).toEqual(["attacker", "payload"]);
   });

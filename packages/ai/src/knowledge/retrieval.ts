@@ -101,7 +101,10 @@ export function terms(text: string): { words: string[]; pairs: string[] } {
   const words: string[] = [];
   const pairs: string[] = [];
   let prev: string | null = null;
-  for (const raw of text.toLowerCase().replace(/'s\b/g, "").match(/[a-z0-9]+(?:-[a-z0-9]+)*/g) ?? []) {
+  for (const raw of text
+    .toLowerCase()
+    .replace(/'s\b/g, "")
+    .match(/[a-z0-9]+(?:-[a-z0-9]+)*/g) ?? []) {
     const parts = raw
       .split("-")
       .filter((p) => !STOPWORDS.has(p))
@@ -221,7 +224,12 @@ export function createIndex<T>(docs: readonly T[], { specs, fields, prior }: Ind
     };
 
     return [...acc]
-      .map(([doc, a]) => ({ item: docs[doc]!, score: a.score * priors[doc]!, coverage: coverage(a.found, false), headingCoverage: coverage(a.found, true) }))
+      .map(([doc, a]) => ({
+        item: docs[doc]!,
+        score: a.score * priors[doc]!,
+        coverage: coverage(a.found, false),
+        headingCoverage: coverage(a.found, true),
+      }))
       .sort((x, y) => y.score - x.score)
       .slice(0, limit);
   }

@@ -58,7 +58,10 @@ It is an awareness document, not a complete standard: for a checklist to verify 
 - Use a cryptographically secure random generator for tokens, keys and IVs.
 - Store passwords with a slow, salted password hash (Argon2id, scrypt, bcrypt), never plain SHA or MD5.`,
     cwes: ["CWE-327", "CWE-328", "CWE-319", "CWE-321", "CWE-330", "CWE-338", "CWE-916"],
-    references: [top10("A02_2021-Cryptographic_Failures"), "https://cheatsheetseries.owasp.org/cheatsheets/Cryptographic_Storage_Cheat_Sheet.html"],
+    references: [
+      top10("A02_2021-Cryptographic_Failures"),
+      "https://cheatsheetseries.owasp.org/cheatsheets/Cryptographic_Storage_Cheat_Sheet.html",
+    ],
   },
   {
     id: "a03-injection",
@@ -118,7 +121,10 @@ It is an awareness document, not a complete standard: for a checklist to verify 
 - Patch on a schedule, with automated update pull requests and tests that make upgrading cheap.
 - Obtain packages only from official registries, over secure links.`,
     cwes: ["CWE-1104", "CWE-1395", "CWE-1357"],
-    references: [top10("A06_2021-Vulnerable_and_Outdated_Components"), "https://cheatsheetseries.owasp.org/cheatsheets/Vulnerable_Dependency_Management_Cheat_Sheet.html"],
+    references: [
+      top10("A06_2021-Vulnerable_and_Outdated_Components"),
+      "https://cheatsheetseries.owasp.org/cheatsheets/Vulnerable_Dependency_Management_Cheat_Sheet.html",
+    ],
   },
   {
     id: "a07-authentication-failures",
@@ -133,7 +139,10 @@ It is an awareness document, not a complete standard: for a checklist to verify 
 - Give the same response for "unknown user" and "wrong password".
 - Create a new, random session id at login, invalidate it at logout, and expire idle sessions.`,
     cwes: ["CWE-287", "CWE-307", "CWE-384", "CWE-521", "CWE-613", "CWE-798", "CWE-640"],
-    references: [top10("A07_2021-Identification_and_Authentication_Failures"), "https://cheatsheetseries.owasp.org/cheatsheets/Authentication_Cheat_Sheet.html"],
+    references: [
+      top10("A07_2021-Identification_and_Authentication_Failures"),
+      "https://cheatsheetseries.owasp.org/cheatsheets/Authentication_Cheat_Sheet.html",
+    ],
   },
   {
     id: "a08-integrity-failures",
@@ -147,7 +156,10 @@ It is an awareness document, not a complete standard: for a checklist to verify 
 - Protect the build pipeline: reviewed changes, least-privilege credentials, isolated runners.
 - Pin dependencies with lockfiles and integrity hashes.`,
     cwes: ["CWE-502", "CWE-494", "CWE-829", "CWE-345", "CWE-915"],
-    references: [top10("A08_2021-Software_and_Data_Integrity_Failures"), "https://cheatsheetseries.owasp.org/cheatsheets/Deserialization_Cheat_Sheet.html"],
+    references: [
+      top10("A08_2021-Software_and_Data_Integrity_Failures"),
+      "https://cheatsheetseries.owasp.org/cheatsheets/Deserialization_Cheat_Sheet.html",
+    ],
   },
   {
     id: "a09-logging-monitoring-failures",
@@ -162,7 +174,10 @@ It is an awareness document, not a complete standard: for a checklist to verify 
 - Encode log entries so user input cannot forge lines, and keep secrets and personal data out.
 - Have an incident response plan, and practice it.`,
     cwes: ["CWE-778", "CWE-117", "CWE-223", "CWE-532"],
-    references: [top10("A09_2021-Security_Logging_and_Monitoring_Failures"), "https://cheatsheetseries.owasp.org/cheatsheets/Logging_Cheat_Sheet.html"],
+    references: [
+      top10("A09_2021-Security_Logging_and_Monitoring_Failures"),
+      "https://cheatsheetseries.owasp.org/cheatsheets/Logging_Cheat_Sheet.html",
+    ],
   },
   {
     id: "a10-ssrf",
@@ -177,6 +192,9 @@ It is an awareness document, not a complete standard: for a checklist to verify 
 - Put outbound fetches behind an egress proxy or network policy that blocks internal ranges.
 - Require session tokens for cloud metadata (for example AWS IMDSv2).`,
     cwes: ["CWE-918"],
-    references: [top10("A10_2021-Server-Side_Request_Forgery_%28SSRF%29"), "https://cheatsheetseries.owasp.org/cheatsheets/Server_Side_Request_Forgery_Prevention_Cheat_Sheet.html"],
+    references: [
+      top10("A10_2021-Server-Side_Request_Forgery_%28SSRF%29"),
+      "https://cheatsheetseries.owasp.org/cheatsheets/Server_Side_Request_Forgery_Prevention_Cheat_Sheet.html",
+    ],
   },
 ];

@@ -142,7 +142,10 @@ export const PRACTICE_TOPICS: readonly AppSecTopic[] = [
 
 A code-scanning service like this one runs SAST and SCA on every change; DAST fits later, against a staging environment.`,
     cwes: [],
-    references: ["https://owasp.org/www-community/Source_Code_Analysis_Tools", "https://owasp.org/www-community/Vulnerability_Scanning_Tools"],
+    references: [
+      "https://owasp.org/www-community/Source_Code_Analysis_Tools",
+      "https://owasp.org/www-community/Vulnerability_Scanning_Tools",
+    ],
   },
   {
     id: "threat-modeling",

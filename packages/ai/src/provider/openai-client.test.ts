@@ -96,7 +96,10 @@ describe("stream", () => {
     expect(server.requests).toHaveLength(1);
 
     server.script({ type: "stream", deltas: [], raw: "event: error\ndata: model not loaded\n\n" });
-    expect((await collect(client().stream(ask()))).error).toMatchObject({ kind: "protocol", message: expect.stringContaining("model not loaded") });
+    expect((await collect(client().stream(ask()))).error).toMatchObject({
+      kind: "protocol",
+      message: expect.stringContaining("model not loaded"),
+    });
   });
 
   it("fails an idle stream with a timeout and does not retry once a delta was yielded", async () => {
@@ -111,7 +114,9 @@ describe("stream", () => {
   it("aborts mid-stream at once, and the server sees the client go", async () => {
     server.script({ type: "stream", deltas: ["first"], done: false, hang: true });
     const controller = new AbortController();
-    const deltas = client({ timeoutMs: 5_000, retries: 2 }).stream(ask({ signal: controller.signal }))[Symbol.asyncIterator]();
+    const deltas = client({ timeoutMs: 5_000, retries: 2 })
+      .stream(ask({ signal: controller.signal }))
+      [Symbol.asyncIterator]();
     expect(await deltas.next()).toEqual({ done: false, value: "first" });
     const pending = deltas.next();
     setTimeout(() => controller.abort(), 50);
@@ -168,9 +173,18 @@ describe("completeJson", () => {
   });
 
   it("fails with protocol on invalid JSON and on a shape parse refuses", async () => {
-    server.script({ type: "completion", content: "I think it is exploitable." }, { type: "completion", content: '{"exploitable":"maybe"}' });
-    await expect(client({ retries: 2 }).completeJson(askJson())).rejects.toMatchObject({ kind: "protocol", message: expect.stringContaining("not valid JSON") });
-    await expect(client({ retries: 2 }).completeJson(askJson())).rejects.toMatchObject({ kind: "protocol", message: expect.stringContaining("does not match") });
+    server.script(
+      { type: "completion", content: "I think it is exploitable." },
+      { type: "completion", content: '{"exploitable":"maybe"}' },
+    );
+    await expect(client({ retries: 2 }).completeJson(askJson())).rejects.toMatchObject({
+      kind: "protocol",
+      message: expect.stringContaining("not valid JSON"),
+    });
+    await expect(client({ retries: 2 }).completeJson(askJson())).rejects.toMatchObject({
+      kind: "protocol",
+      message: expect.stringContaining("does not match"),
+    });
     expect(server.requests).toHaveLength(2);
   });
 });
@@ -214,7 +228,9 @@ describe("retries", () => {
 
   it("does not retry a 400, and keeps the server's message short", async () => {
     server.script({ type: "status", status: 400, body: JSON.stringify({ error: { message: `unknown model ${"x".repeat(1_000)}` } }) });
-    const error = await client({ retries: 3 }).complete(ask()).catch((e: unknown) => e);
+    const error = await client({ retries: 3 })
+      .complete(ask())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ kind: "http", status: 400, message: expect.stringMatching(/400: unknown model x+…$/) });
     expect((error as Error).message.length).toBeLessThan(260);
@@ -234,7 +250,9 @@ describe("retries", () => {
     const baseUrl = server.baseUrl;
     await server.close();
     const retries: RetryInfo[] = [];
-    await expect(client({ baseUrl, retries: 1, onRetry: (info) => retries.push(info) }).complete(ask())).rejects.toMatchObject({ kind: "network" });
+    await expect(client({ baseUrl, retries: 1, onRetry: (info) => retries.push(info) }).complete(ask())).rejects.toMatchObject({
+      kind: "network",
+    });
     expect(retries).toHaveLength(1);
   });
 });
@@ -267,6 +285,9 @@ describe("bounds and validation", () => {
   it.each([false, true])("refuses a body over 4 MiB (chunked: %s)", async (chunked) => {
     const content = "x".repeat(4 * MiB);
     server.script({ type: "raw", chunked, body: JSON.stringify({ model: "m", choices: [{ message: { role: "assistant", content } }] }) });
-    await expect(client({ timeoutMs: 2_000 }).complete(ask())).rejects.toMatchObject({ kind: "protocol", message: expect.stringContaining("4 MiB") });
+    await expect(client({ timeoutMs: 2_000 }).complete(ask())).rejects.toMatchObject({
+      kind: "protocol",
+      message: expect.stringContaining("4 MiB"),
+    });
   });
 });

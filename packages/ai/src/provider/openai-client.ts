@@ -50,13 +50,20 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelProvider 
 
   /** Sends the request and returns a 2xx response; any other status becomes a ProviderError. */
   async function open(body: string, stream: boolean, attempt: Attempt): Promise<Response> {
-    const headers: Record<string, string> = { "content-type": "application/json", accept: stream ? "text/event-stream" : "application/json" };
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      accept: stream ? "text/event-stream" : "application/json",
+    };
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
     const res = await doFetch(endpoint, { method: "POST", headers, body, signal: attempt.signal });
     if (res.ok) return res;
     const { bytes } = await readUpTo(res, MAX_ERROR_BODY_BYTES).catch(() => ({ bytes: new Uint8Array() }));
     const detail = serverMessage(new TextDecoder().decode(bytes), redact);
-    throw new HttpStatusError(`model server answered HTTP ${res.status}${detail ? `: ${detail}` : ""}`, res.status, retryAfterMs(res.headers.get("retry-after")));
+    throw new HttpStatusError(
+      `model server answered HTTP ${res.status}${detail ? `: ${detail}` : ""}`,
+      res.status,
+      retryAfterMs(res.headers.get("retry-after")),
+    );
   }
 
   /** Waits before the next attempt, or rethrows when `err` is final. */

@@ -61,11 +61,14 @@ export function serverMessage(body: string, redact: Redact): string {
   try {
     const data: unknown = JSON.parse(body);
     const error = field(data, "error");
-    message = field(error, "message") ?? (typeof error === "string" ? error : undefined) ?? field(data, "message") ?? field(data, "detail") ?? body;
+    message =
+      field(error, "message") ?? (typeof error === "string" ? error : undefined) ?? field(data, "message") ?? field(data, "detail") ?? body;
   } catch {
     // Not JSON: a proxy's HTML or plain text, used as it is.
   }
-  const text = redact(typeof message === "string" ? message : JSON.stringify(message)).replace(/\s+/g, " ").trim();
+  const text = redact(typeof message === "string" ? message : JSON.stringify(message))
+    .replace(/\s+/g, " ")
+    .trim();
   return text.length > SERVER_MESSAGE_CHARS ? `${text.slice(0, SERVER_MESSAGE_CHARS - 1)}…` : text;
 }
 

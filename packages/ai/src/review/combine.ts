@@ -68,7 +68,11 @@ function userMessage(input: ReviewInputWithLine): string {
   ].join("\n");
 }
 
-export async function reviewFinding(model: ReviewModel, input: ReviewInputWithLine, server?: ReviewServerOptions): Promise<CombinedVerdict> {
+export async function reviewFinding(
+  model: ReviewModel,
+  input: ReviewInputWithLine,
+  server?: ReviewServerOptions,
+): Promise<CombinedVerdict> {
   const trained = model.review(input);
   const threshold = model.artifact.threshold;
   const base: CombinedVerdict = { ...trained, trained: { pTrue: trained.pTrue, model: trained.model } };

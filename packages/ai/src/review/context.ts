@@ -8,7 +8,8 @@
 
 const MAX_LINES = 120;
 const WINDOW = 20;
-const CONTROL = /^\s*(?:}\s*)?(?:if|else|for|foreach|while|do|switch|case|try|catch|finally|synchronized|using|lock|unsafe|checked|with|static\s*\{)\b/;
+const CONTROL =
+  /^\s*(?:}\s*)?(?:if|else|for|foreach|while|do|switch|case|try|catch|finally|synchronized|using|lock|unsafe|checked|with|static\s*\{)\b/;
 
 export interface CodeContext {
   code: string;
@@ -35,7 +36,21 @@ export function codeContext(source: string | readonly string[], startLine: numbe
   return slice(lines, Math.max(1, start - WINDOW), Math.min(lines.length, end + WINDOW), "window");
 }
 
-const NOT_NAMES = new Set(["if", "for", "while", "switch", "catch", "return", "sizeof", "new", "synchronized", "using", "lock", "foreach", "with"]);
+const NOT_NAMES = new Set([
+  "if",
+  "for",
+  "while",
+  "switch",
+  "catch",
+  "return",
+  "sizeof",
+  "new",
+  "synchronized",
+  "using",
+  "lock",
+  "foreach",
+  "with",
+]);
 
 /** The identifier right before the header's first parameter list: `void X::run(` → run. */
 function functionName(lines: readonly string[], headerLine: number): string | undefined {

@@ -54,7 +54,8 @@ export function stripComments(code: string, file = ""): string {
   return out;
 }
 
-const TOKEN = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`|[A-Za-z_$][\w$]*|\d[\w.]*|==|!=|<=|>=|&&|\|\||->|::|\+=|-=|<<|>>|[{}()[\];,.=+\-*/%<>!&|^~?:@]/g;
+const TOKEN =
+  /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`|[A-Za-z_$][\w$]*|\d[\w.]*|==|!=|<=|>=|&&|\|\||->|::|\+=|-=|<<|>>|[{}()[\];,.=+\-*/%<>!&|^~?:@]/g;
 
 /** The token stream the features are made of. */
 export function tokens(code: string, file = ""): string[] {

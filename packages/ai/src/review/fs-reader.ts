@@ -11,7 +11,19 @@ import type { SourceReader } from "./related";
 const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_SIBLINGS = 3000;
 
-const FAMILIES: readonly RegExp[] = [/\.(c|h|cc|cpp|cxx|hpp|hh)$/i, /\.java$/i, /\.(kt|kts)$/i, /\.cs$/i, /\.go$/i, /\.(js|jsx|mjs|cjs|ts|tsx)$/i, /\.(py|pyw)$/i, /\.rb$/i, /\.php$/i, /\.(sh|bash)$/i, /\.scala$/i];
+const FAMILIES: readonly RegExp[] = [
+  /\.(c|h|cc|cpp|cxx|hpp|hh)$/i,
+  /\.java$/i,
+  /\.(kt|kts)$/i,
+  /\.cs$/i,
+  /\.go$/i,
+  /\.(js|jsx|mjs|cjs|ts|tsx)$/i,
+  /\.(py|pyw)$/i,
+  /\.rb$/i,
+  /\.php$/i,
+  /\.(sh|bash)$/i,
+  /\.scala$/i,
+];
 
 function familyOf(file: string): RegExp | undefined {
   return FAMILIES.find((f) => f.test(file));
@@ -36,7 +48,10 @@ export function fsSourceReader(root: string): SourceReader {
   const list = async (dir: string): Promise<string[]> => {
     try {
       const entries = await readdir(posix.join(root, dir), { withFileTypes: true });
-      return entries.filter((e) => e.isFile()).map((e) => (dir === "." ? e.name : `${dir}/${e.name}`)).sort();
+      return entries
+        .filter((e) => e.isFile())
+        .map((e) => (dir === "." ? e.name : `${dir}/${e.name}`))
+        .sort();
     } catch {
       return [];
     }

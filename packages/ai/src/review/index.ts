@@ -1,7 +1,17 @@
 /** The review model alone (training scripts and the worker need nothing else of @ax/ai). */
 export { codeContext, type CodeContext } from "./context";
 export { featurize, tokens, stripComments, FEATURE_SCHEME, type ReviewInput, type SparseVector } from "./features";
-export { ReviewModel, defaultReviewModel, calibrate, sigmoid, DEFAULT_MODEL_PATH, REVIEW_CLASSES, type ReviewClass, type ReviewModelArtifact, type ReviewVerdict } from "./model";
+export {
+  ReviewModel,
+  defaultReviewModel,
+  calibrate,
+  sigmoid,
+  DEFAULT_MODEL_PATH,
+  REVIEW_CLASSES,
+  type ReviewClass,
+  type ReviewModelArtifact,
+  type ReviewVerdict,
+} from "./model";
 export { trainLogistic, fitPlatt, linearScore, encodeWeights, prng, type Example, type LinearModel, type TrainOptions } from "./train";
 export { rocAuc, expectedCalibrationError, probabilityCalibrationError, atThreshold, type Scored, type ThresholdFigures } from "./metrics";
 export { voteToExample, type FeedbackExample, type ReviewVote } from "../feedback/examples";

@@ -11,7 +11,7 @@ export function rocAuc(items: readonly Scored[]): number {
   const sorted = [...items].sort((a, b) => a.p - b.p);
   let rankSum = 0;
   let pos = 0;
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j < sorted.length && (sorted[j] as Scored).p === (sorted[i] as Scored).p) j++;
     const avgRank = (i + 1 + j) / 2;

@@ -46,10 +46,13 @@ export class ReviewModel {
   constructor(readonly artifact: ReviewModelArtifact) {
     if (artifact.kind !== "ax-review-logistic") throw new Error(`unknown review model kind ${String(artifact.kind)}`);
     if (artifact.featureScheme !== FEATURE_SCHEME) {
-      throw new Error(`review model ${artifact.version} uses feature scheme ${artifact.featureScheme}; this code computes scheme ${FEATURE_SCHEME}: run npm run ai:train`);
+      throw new Error(
+        `review model ${artifact.version} uses feature scheme ${artifact.featureScheme}; this code computes scheme ${FEATURE_SCHEME}: run npm run ai:train`,
+      );
     }
     const bytes = Buffer.from(artifact.weights, "base64");
-    if (bytes.length !== artifact.dims * 4) throw new Error(`review model ${artifact.version}: ${bytes.length} weight bytes for ${artifact.dims} dims`);
+    if (bytes.length !== artifact.dims * 4)
+      throw new Error(`review model ${artifact.version}: ${bytes.length} weight bytes for ${artifact.dims} dims`);
     this.w = new Float32Array(artifact.dims);
     for (let i = 0; i < artifact.dims; i++) this.w[i] = bytes.readFloatLE(i * 4);
   }
@@ -76,7 +79,12 @@ export class ReviewModel {
   review(input: ReviewInput): ReviewVerdict {
     const pTrue = this.probability(input);
     const cls: ReviewClass = pTrue >= this.artifact.threshold ? "TRUE_POSITIVE" : "FALSE_POSITIVE";
-    return { class: cls, confidence: round(cls === "TRUE_POSITIVE" ? pTrue : 1 - pTrue), pTrue: round(pTrue), model: this.artifact.version };
+    return {
+      class: cls,
+      confidence: round(cls === "TRUE_POSITIVE" ? pTrue : 1 - pTrue),
+      pTrue: round(pTrue),
+      model: this.artifact.version,
+    };
   }
 }
 

@@ -33,7 +33,32 @@ export interface RelatedOptions {
 }
 
 const CALL = /(?:^|[^\w$.])([A-Za-z_$][\w$]*)\s*\(|\.([A-Za-z_$][\w$]*)\s*\(/g;
-const KEYWORDS = new Set(["if", "for", "while", "switch", "catch", "return", "sizeof", "new", "synchronized", "super", "this", "typeof", "throw", "assert", "print", "printf", "println", "malloc", "free", "strlen", "memset", "memcpy", "strcpy", "exit"]);
+const KEYWORDS = new Set([
+  "if",
+  "for",
+  "while",
+  "switch",
+  "catch",
+  "return",
+  "sizeof",
+  "new",
+  "synchronized",
+  "super",
+  "this",
+  "typeof",
+  "throw",
+  "assert",
+  "print",
+  "printf",
+  "println",
+  "malloc",
+  "free",
+  "strlen",
+  "memset",
+  "memcpy",
+  "strcpy",
+  "exit",
+]);
 const CLASS_LANGUAGES = /\.(java|kt|cs|scala|groovy|php|rb|py|js|jsx|ts|tsx|cpp|cc|cxx|hpp)$/i;
 
 interface Block {
@@ -117,7 +142,11 @@ export class RelatedIndex {
         for (const m of text.matchAll(CALL)) {
           const name = m[1] ?? m[2];
           if (!name || KEYWORDS.has(name)) continue;
-          const isHeader = m[1] !== undefined && HEADER_SHAPE.test(text) && !NOT_HEADER.test(text) && !/\bnew\s+$/.test(text.slice(0, m.index + m[0].indexOf(name)));
+          const isHeader =
+            m[1] !== undefined &&
+            HEADER_SHAPE.test(text) &&
+            !NOT_HEADER.test(text) &&
+            !/\bnew\s+$/.test(text.slice(0, m.index + m[0].indexOf(name)));
           add(isHeader ? index.definitions : index.calls, name, { file: f, line });
         }
         for (const m of text.matchAll(IDENT)) {
@@ -142,7 +171,9 @@ function nearFirst(list: readonly Occurrence[], file: string): Occurrence[] {
 async function callersOf(index: RelatedIndex, name: string, calleeFile: string, limit: number): Promise<Block[]> {
   const dir = await index.directory(calleeFile);
   const mentioning = dir.mentions.get(stem(calleeFile));
-  const candidates = (dir.calls.get(name) ?? []).filter((o) => o.file === calleeFile || !CLASS_LANGUAGES.test(calleeFile) || mentioning?.has(o.file));
+  const candidates = (dir.calls.get(name) ?? []).filter(
+    (o) => o.file === calleeFile || !CLASS_LANGUAGES.test(calleeFile) || mentioning?.has(o.file),
+  );
   const found: Block[] = [];
   for (const o of nearFirst(candidates, calleeFile)) {
     if (found.length >= limit) break;
@@ -173,7 +204,13 @@ async function definitionOf(index: RelatedIndex, name: string, fromFile: string)
  * The review input for a finding: callers (outermost first), the enclosing function, then the
  * functions it calls; separated by blank lines and capped.
  */
-export async function reviewCode(index: RelatedIndex, file: string, startLine: number, endLine: number, opts: RelatedOptions = {}): Promise<string> {
+export async function reviewCode(
+  index: RelatedIndex,
+  file: string,
+  startLine: number,
+  endLine: number,
+  opts: RelatedOptions = {},
+): Promise<string> {
   const lines = await index.reader.lines(file);
   if (!lines) return "";
   const main: Block = { file, ctx: codeContext(lines, startLine, endLine, file) };

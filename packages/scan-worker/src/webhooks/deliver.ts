@@ -3,7 +3,15 @@ import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import type { Job } from "bullmq";
 import type { Config } from "@ax/config";
-import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, checkWebhookUrl, isAllowedTargetAddress, signWebhookBody, type JobData } from "@ax/contracts";
+import {
+  DELIVERY_HEADER,
+  EVENT_HEADER,
+  SIGNATURE_HEADER,
+  checkWebhookUrl,
+  isAllowedTargetAddress,
+  signWebhookBody,
+  type JobData,
+} from "@ax/contracts";
 import { closeDelivery, getDeliveryForJob, openSecret, recordDeliveryAttempt, type Db } from "@ax/db";
 import type { Logger } from "@ax/logger";
 import { resolveWithSystem, type ResolveHost } from "@ax/scanner";
@@ -61,7 +69,14 @@ export async function deliverWebhook(deps: DeliverDeps, data: JobData<"webhook.d
   const final = ok || attempt >= maxAttempts;
   const error = ok ? null : (outcome.error ?? `The receiver answered ${outcome.status ?? "nothing"}.`);
   const backoff = deps.config.webhooks.backoffMs * 2 ** (attempt - 1);
-  await recordDeliveryAttempt(deps.db, delivery.id, { ok, status: outcome.status, error, durationMs, final, nextAttemptAt: final ? null : new Date(Date.now() + backoff) });
+  await recordDeliveryAttempt(deps.db, delivery.id, {
+    ok,
+    status: outcome.status,
+    error,
+    durationMs,
+    final,
+    nextAttemptAt: final ? null : new Date(Date.now() + backoff),
+  });
   const log = deps.logger.child({ delivery_id: delivery.id, webhook_id: delivery.webhook_id, event_type: delivery.event_type, attempt });
   if (ok) {
     log.info("webhook delivered", { status: outcome.status, duration_ms: Math.round(durationMs) });

@@ -57,11 +57,15 @@ function referenceLabel(url: string): string {
   const last = decodeURIComponent(pathname.replace(/\/$/, "").split("/").pop() ?? "");
   if (hostname === "cheatsheetseries.owasp.org") return `${last.replace(/\.html$/, "").replace(/_/g, " ")} (OWASP)`;
   if (hostname === "cwe.mitre.org") return `CWE-${last.replace(/\.html$/, "")} (MITRE)`;
-  if (hostname === "owasp.org" && pathname.startsWith("/Top10/") && last !== "Top10") return `OWASP Top 10 ${last.replace(/_/g, " ").replace(/^(A\d\d) 2021-/, "$1:2021 ")}`;
+  if (hostname === "owasp.org" && pathname.startsWith("/Top10/") && last !== "Top10")
+    return `OWASP Top 10 ${last.replace(/_/g, " ").replace(/^(A\d\d) 2021-/, "$1:2021 ")}`;
   return `${hostname}${pathname.replace(/\/$/, "")}`;
 }
 
-const referenceLine = (t: AppSecTopic) => (t.references && t.references.length > 0 ? `**References:** ${t.references.map((url) => link(referenceLabel(url), url)).join(", ")}` : null);
+const referenceLine = (t: AppSecTopic) =>
+  t.references && t.references.length > 0
+    ? `**References:** ${t.references.map((url) => link(referenceLabel(url), url)).join(", ")}`
+    : null;
 
 async function* topicLines(topic: AppSecTopic, others: AppSecTopic[]): AnswerLines {
   yield `## ${topic.title}`;
@@ -88,7 +92,8 @@ export const CAPABILITIES: readonly string[] = [
 ];
 
 async function modelContext(choice: Exclude<Choice, { kind: "none" }>, prompt: string): Promise<string> {
-  if (choice.kind === "cwe") return choice.entries.flatMap((e) => entryLines(e, { fixesFirst: asksForFix(prompt), brief: false })).join("\n");
+  if (choice.kind === "cwe")
+    return choice.entries.flatMap((e) => entryLines(e, { fixesFirst: asksForFix(prompt), brief: false })).join("\n");
   const parts: string[] = [];
   for (const t of choice.topics) {
     parts.push(`## ${t.title}`, "", t.body, "", ...(await relatedLines(t)), "");

@@ -3,7 +3,15 @@
  * weakness is, why it matters, how to fix it. Every statement comes from the catalogue; when
  * nothing in it matches, the answer says so instead of guessing an entry.
  */
-import { CWE_VERSION, getCwe, normalizeCweId, searchCwe, type CweEntry, type CweMitigation, type CweSearchResult } from "../../knowledge/cwe-catalog";
+import {
+  CWE_VERSION,
+  getCwe,
+  normalizeCweId,
+  searchCwe,
+  type CweEntry,
+  type CweMitigation,
+  type CweSearchResult,
+} from "../../knowledge/cwe-catalog";
 import { matchStrength } from "../../knowledge/retrieval";
 import { summarize } from "../../knowledge/summarize";
 import { escapeInline, link } from "../markdown";
@@ -73,10 +81,18 @@ export function entryLines(e: CweEntry, opts: EntryOptions): string[] {
   if (e.status === "Deprecated") summary.push("*MITRE has deprecated this entry; its description says what to use instead.*", "");
 
   const fixes = topMitigations(e, opts.brief ? 3 : 5).map((m) => {
-    const label = m.strategy ? `**${escapeInline(m.strategy)}** (${escapeInline(m.phases.join(", "))}): ` : m.phases.length > 0 ? `*${escapeInline(m.phases.join(", "))}*: ` : "";
+    const label = m.strategy
+      ? `**${escapeInline(m.strategy)}** (${escapeInline(m.phases.join(", "))}): `
+      : m.phases.length > 0
+        ? `*${escapeInline(m.phases.join(", "))}*: `
+        : "";
     return `- ${label}${escapeInline(summarize(m.text, opts.brief ? 240 : 420))}`;
   });
-  const fixSection = ["### How to fix it", ...(fixes.length > 0 ? fixes : ["MITRE lists no mitigations for this entry." + parentHint(e)]), ""];
+  const fixSection = [
+    "### How to fix it",
+    ...(fixes.length > 0 ? fixes : ["MITRE lists no mitigations for this entry." + parentHint(e)]),
+    "",
+  ];
 
   const why: string[] = [];
   if (!opts.brief) {
@@ -130,7 +146,12 @@ async function retrieve(ctx: SpecialistContext): Promise<Retrieved> {
   if (named.length > 0) {
     const found = await Promise.all(named.map(async (id) => ({ id, entry: await getCwe(id) })));
     const entries = found.flatMap((f) => (f.entry ? [f.entry] : []));
-    return { entries, unknown: found.filter((f) => !f.entry).map((f) => f.id), strength: entries.length > 0 ? "strong" : "none", seeAlso: [] };
+    return {
+      entries,
+      unknown: found.filter((f) => !f.entry).map((f) => f.id),
+      strength: entries.length > 0 ? "strong" : "none",
+      seeAlso: [],
+    };
   }
   const hits = await searchCwe(ctx.prompt, 5);
   const top = hits[0];
@@ -138,7 +159,15 @@ async function retrieve(ctx: SpecialistContext): Promise<Retrieved> {
   if (!top || strength === "none") return { entries: [], unknown: [], strength: "none", seeAlso: [] };
   if (strength === "weak") return { entries: hits.slice(0, 3).map((h) => h.entry), unknown: [], strength, seeAlso: [] };
   const close = (h: CweSearchResult) => h !== top && matchStrength(h) === "strong" && h.score >= top.score * 0.4;
-  return { entries: [top.entry], unknown: [], strength, seeAlso: hits.filter(close).slice(0, 3).map((h) => h.entry) };
+  return {
+    entries: [top.entry],
+    unknown: [],
+    strength,
+    seeAlso: hits
+      .filter(close)
+      .slice(0, 3)
+      .map((h) => h.entry),
+  };
 }
 
 /** The offline answer; also the facts the model path is given. */

@@ -11,11 +11,32 @@ const fid = (n: number) => `aaaaaaaa-0000-4000-8000-${String(n).padStart(12, "0"
 
 function scan(over: Partial<ScanSummary> = {}): ScanSummary {
   return {
-    scan_id: SCAN, state: "completed", git_uri: "https://github.com/acme/shop.git", branch: "main", commit: "abcdef1234567890abcdef1234567890abcdef12",
-    group_id: "g1", group_name: "payments", created_at: "2025-03-01T10:00:00.000Z", finished_at: "2025-03-01T10:02:30.000Z", error: null,
+    scan_id: SCAN,
+    state: "completed",
+    git_uri: "https://github.com/acme/shop.git",
+    branch: "main",
+    commit: "abcdef1234567890abcdef1234567890abcdef12",
+    group_id: "g1",
+    group_name: "payments",
+    created_at: "2025-03-01T10:00:00.000Z",
+    finished_at: "2025-03-01T10:02:30.000Z",
+    error: null,
     counts: {
-      CRITICAL: 1, HIGH: 2, MEDIUM: 3, LOW: 0, INFO: 0, total: 6, new: 2, fixed: 0, suppressed: 1, introduced: 0,
-      to_review: 5, true_positive: 1, false_positive: 2, accepted_risk: 0, marked_fixed: 0,
+      CRITICAL: 1,
+      HIGH: 2,
+      MEDIUM: 3,
+      LOW: 0,
+      INFO: 0,
+      total: 6,
+      new: 2,
+      fixed: 0,
+      suppressed: 1,
+      introduced: 0,
+      to_review: 5,
+      true_positive: 1,
+      false_positive: 2,
+      accepted_risk: 0,
+      marked_fixed: 0,
     },
     languages: ["python", "javascript"],
     ...over,
@@ -24,18 +45,48 @@ function scan(over: Partial<ScanSummary> = {}): ScanSummary {
 
 function finding(n: number, over: Partial<FindingSummary>): FindingSummary {
   return {
-    finding_id: fid(n), scan_id: SCAN, rule_id: "r", analyzer: "ast-grep", title: `t${n}`, message: "m", cwe_id: null, cwe_name: null,
-    severity: "MEDIUM", confidence: "HIGH", status: "TO REVIEW", file: "src/app.py", start_line: n * 10, end_line: n * 10, snippet: "x",
-    remediation: null, fix_diff: null, ai_class: null, ai_confidence: null, ...over,
+    finding_id: fid(n),
+    scan_id: SCAN,
+    rule_id: "r",
+    analyzer: "ast-grep",
+    title: `t${n}`,
+    message: "m",
+    cwe_id: null,
+    cwe_name: null,
+    severity: "MEDIUM",
+    confidence: "HIGH",
+    status: "TO REVIEW",
+    file: "src/app.py",
+    start_line: n * 10,
+    end_line: n * 10,
+    snippet: "x",
+    remediation: null,
+    fix_diff: null,
+    ai_class: null,
+    ai_confidence: null,
+    ...over,
   };
 }
 
 const FINDINGS = [
-  finding(1, { severity: "CRITICAL", title: "SQL built from request", cwe_id: "CWE-89", cwe_name: "SQL Injection", file: "src/db.py", ai_class: "true_positive", ai_confidence: 0.91 }),
+  finding(1, {
+    severity: "CRITICAL",
+    title: "SQL built from request",
+    cwe_id: "CWE-89",
+    cwe_name: "SQL Injection",
+    file: "src/db.py",
+    ai_class: "true_positive",
+    ai_confidence: 0.91,
+  }),
   finding(2, { severity: "HIGH", title: "Second SQL query", cwe_id: "CWE-89", cwe_name: "SQL Injection", file: "src/db.py" }),
   finding(3, { severity: "HIGH", title: "Shell command", cwe_id: "CWE-78", cwe_name: "OS Command Injection" }),
   finding(4, { title: "Reflected XSS", cwe_id: "CWE-79", cwe_name: "Cross-site Scripting" }),
-  finding(5, { title: "<img src=x onerror=alert(1)> [click](javascript:alert(1))", cwe_id: "CWE-79", cwe_name: "Cross-site Scripting", file: "web/a|b`c.js" }),
+  finding(5, {
+    title: "<img src=x onerror=alert(1)> [click](javascript:alert(1))",
+    cwe_id: "CWE-79",
+    cwe_name: "Cross-site Scripting",
+    file: "web/a|b`c.js",
+  }),
   finding(6, { title: "Weak hash", cwe_id: "CWE-328", cwe_name: null, file: "src/db.py" }),
 ];
 
@@ -72,7 +123,16 @@ it("summarizes the newest scan with the data source's numbers", async () => {
   expect(text).toContain("### Scan of `https://github.com/acme/shop.git`");
   expect(text).toContain(`**Scan:** \`${SCAN}\` — **completed**, created 2025-03-01 10:00 UTC, finished 2025-03-01 10:02 UTC`);
   expect(text).toContain("**Branch:** `main` · **Commit:** `abcdef1`");
-  expect(lines).toEqual(expect.arrayContaining(["#### Open findings by severity", "| CRITICAL | 1 |", "| HIGH | 2 |", "| MEDIUM | 3 |", "| LOW | 0 |", "| **Total** | 6 |"]));
+  expect(lines).toEqual(
+    expect.arrayContaining([
+      "#### Open findings by severity",
+      "| CRITICAL | 1 |",
+      "| HIGH | 2 |",
+      "| MEDIUM | 3 |",
+      "| LOW | 0 |",
+      "| **Total** | 6 |",
+    ]),
+  );
   expect(text).toContain("_Open: TO REVIEW or TRUE POSITIVE, and not suppressed in the source._");
   // Every status, zeros included, so that closed findings are visible beside the open ones.
   const statuses = text.split("#### Findings by review status\n\n")[1]?.split("\n\n")[0]?.split("\n");
@@ -86,15 +146,26 @@ it("summarizes the newest scan with the data source's numbers", async () => {
     "| FIXED (still reported) | 0 |",
   ]);
   expect(text).toContain("Also: new 2 · suppressed 1\n");
-  expect(lines).toEqual(expect.arrayContaining(["| CWE-89 | SQL Injection | 2 |", "| CWE-79 | Cross-site Scripting | 2 |", "| CWE-78 | OS Command Injection | 1 |"]));
+  expect(lines).toEqual(
+    expect.arrayContaining([
+      "| CWE-89 | SQL Injection | 2 |",
+      "| CWE-79 | Cross-site Scripting | 2 |",
+      "| CWE-78 | OS Command Injection | 1 |",
+    ]),
+  );
   const top = lines.filter((l) => /^\d+\. /.test(l) && l.includes("finding `"));
   expect(top).toHaveLength(5);
-  expect(top[0]).toBe(`1. **CRITICAL** SQL built from request — \`src/db.py:10\` — finding \`${fid(1)}\` · CWE-89 · AI label: true\\_positive (91%)`);
+  expect(top[0]).toBe(
+    `1. **CRITICAL** SQL built from request — \`src/db.py:10\` — finding \`${fid(1)}\` · CWE-89 · AI label: true\\_positive (91%)`,
+  );
   expect(text).not.toContain(OLD);
 });
 
 it("marks a finding a reviewer has judged, and shows counts without a status breakdown as they are", async () => {
-  const judged = [finding(1, { severity: "HIGH", status: "FALSE POSITIVE", title: "Not reachable" }), finding(2, { severity: "LOW", title: "Open one" })];
+  const judged = [
+    finding(1, { severity: "HIGH", status: "FALSE POSITIVE", title: "Not reachable" }),
+    finding(2, { severity: "LOW", title: "Open one" }),
+  ];
   const old = { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 1, INFO: 0, total: 1, new: 1, fixed: 0, suppressed: 0, introduced: 0 };
   const lines = await answer(context(dataSource([scan({ counts: old })], judged)));
   expect(lines).toContain(`1. **HIGH** Not reachable — \`src/app.py:10\` — finding \`${fid(1)}\` · FALSE POSITIVE`);
@@ -104,7 +175,9 @@ it("marks a finding a reviewer has judged, and shows counts without a status bre
 });
 
 it("uses the scan the route names", async () => {
-  const text = (await answer(context(dataSource([scan(), scan({ scan_id: OLD, git_uri: "https://github.com/acme/old.git" })], []), { scanId: OLD }))).join("\n");
+  const text = (
+    await answer(context(dataSource([scan(), scan({ scan_id: OLD, git_uri: "https://github.com/acme/old.git" })], []), { scanId: OLD }))
+  ).join("\n");
   expect(text).toContain("acme/old.git");
   expect(text).toContain("No findings were reported for this scan.");
 });
@@ -124,7 +197,9 @@ it("does not find a scan it cannot see", async () => {
 });
 
 it("focuses on the CWE the question names", async () => {
-  const lines = await answer(context(dataSource([scan()], FINDINGS), { cweIds: ["CWE-89", "CWE-22"] }, { prompt: "is CWE-89 or CWE-22 in my last scan?" }));
+  const lines = await answer(
+    context(dataSource([scan()], FINDINGS), { cweIds: ["CWE-89", "CWE-22"] }, { prompt: "is CWE-89 or CWE-22 in my last scan?" }),
+  );
   const text = lines.join("\n");
   expect(text).toContain("- **CWE-89** (SQL Injection): 2 findings");
   expect(text).toContain("- **CWE-22**: no findings in this scan");
@@ -133,10 +208,14 @@ it("focuses on the CWE the question names", async () => {
 });
 
 it("says when the scan failed or is still running", async () => {
-  const failed = (await answer(context(dataSource([scan({ state: "failed", error: "clone failed: <repo> not found", counts: {} })], [])))).join("\n");
+  const failed = (
+    await answer(context(dataSource([scan({ state: "failed", error: "clone failed: <repo> not found", counts: {} })], [])))
+  ).join("\n");
   expect(failed).toContain("> **The scan failed:** clone failed: &lt;repo&gt; not found");
   const calls: string[] = [];
-  const running = (await answer(context(dataSource([scan({ state: "running", finished_at: null, counts: {} })], FINDINGS, calls)))).join("\n");
+  const running = (await answer(context(dataSource([scan({ state: "running", finished_at: null, counts: {} })], FINDINGS, calls)))).join(
+    "\n",
+  );
   expect(running).toContain("The scan is still **running**");
   expect(running).not.toContain("Top findings");
   expect(calls).not.toContain("findings");
@@ -149,7 +228,9 @@ it("notes a group scope", async () => {
 
 it("tallies files when asked which files have the most issues", async () => {
   const lines = await answer(context(dataSource([scan()], FINDINGS), {}, { prompt: "which files have the most issues?" }));
-  expect(lines).toEqual(expect.arrayContaining(["| `src/db.py` | 3 |", "| `src/app.py` | 2 |", "| ``web/a\\|b`c.js`` | 1 |", "_Counted over all 6 findings._"]));
+  expect(lines).toEqual(
+    expect.arrayContaining(["| `src/db.py` | 3 |", "| `src/app.py` | 2 |", "| ``web/a\\|b`c.js`` | 1 |", "_Counted over all 6 findings._"]),
+  );
 });
 
 it("escapes hostile titles and paths from the scanned repository", async () => {

@@ -34,7 +34,9 @@ export function formatTime(iso: string | null): string {
 export function findingItem(f: FindingSummary, n: number): string {
   const where = inlineCode(`${clip(f.file, 200)}:${f.start_line}`);
   const cwe = f.cwe_id ? ` · ${escapeInline(f.cwe_id)}` : "";
-  const ai = f.ai_class ? ` · AI label: ${escapeInline(f.ai_class)}${f.ai_confidence != null ? ` (${Math.round(f.ai_confidence * 100)}%)` : ""}` : "";
+  const ai = f.ai_class
+    ? ` · AI label: ${escapeInline(f.ai_class)}${f.ai_confidence != null ? ` (${Math.round(f.ai_confidence * 100)}%)` : ""}`
+    : "";
   // A reviewer's verdict shows beside the finding, so a closed one is not read as open.
   const status = f.status === "TO REVIEW" ? "" : ` · ${escapeInline(f.status)}`;
   return `${n}. **${escapeInline(f.severity)}** ${escapeInline(clip(f.title, 160))} — ${where} — finding ${inlineCode(f.finding_id)}${cwe}${status}${ai}`;
@@ -97,7 +99,10 @@ function severityTable(counts: Record<string, number>): string[] {
   const statuses = STATUS_ROWS.filter((r) => typeof counts[r.key] === "number");
   if (statuses.length > 0) {
     // A reviewer's FIXED on a finding the scan still reports; those that disappeared are `fixed` below.
-    const cells = statuses.map((r) => [{ md: `${escapeInline(r.status)}${r.key === "marked_fixed" ? " (still reported)" : ""}` }, counts[r.key]!]);
+    const cells = statuses.map((r) => [
+      { md: `${escapeInline(r.status)}${r.key === "marked_fixed" ? " (still reported)" : ""}` },
+      counts[r.key]!,
+    ]);
     lines.push("", "#### Findings by review status", "", ...table(["Status", "Findings"], cells));
   }
   const other = Object.entries(counts).filter(([k, n]) => !SEVERITIES.includes(k) && !STATUS_KEYS.includes(k) && k !== "total" && n > 0);
@@ -111,7 +116,10 @@ function cweFocus(cweIds: string[], counts: CweCount[], rows: FindingSummary[]):
   for (const id of cweIds) {
     const c = counts.find((x) => x.cwe_id.toUpperCase() === id);
     const listed = matching.filter((f) => f.cwe_id!.toUpperCase() === id).length;
-    if (c) lines.push(`- **${escapeInline(id)}**${c.cwe_name ? ` (${escapeInline(c.cwe_name)})` : ""}: ${c.count} finding${c.count === 1 ? "" : "s"}`);
+    if (c)
+      lines.push(
+        `- **${escapeInline(id)}**${c.cwe_name ? ` (${escapeInline(c.cwe_name)})` : ""}: ${c.count} finding${c.count === 1 ? "" : "s"}`,
+      );
     else if (listed > 0) lines.push(`- **${escapeInline(id)}**: at least ${listed} finding${listed === 1 ? "" : "s"}`);
     else lines.push(`- **${escapeInline(id)}**: no findings in this scan`);
   }
@@ -125,8 +133,19 @@ function fileTally(rows: FindingSummary[]): string[] {
   for (const f of rows) byFile.set(f.file, (byFile.get(f.file) ?? 0) + 1);
   const top = [...byFile].sort((a, b) => b[1] - a[1]).slice(0, TOP);
   if (top.length === 0) return [];
-  const note = rows.length >= WIDE ? `_Counted over the ${WIDE} highest-severity findings._` : `_Counted over all ${rows.length} findings._`;
-  return ["", "#### Files with the most findings", "", ...table(["File", "Findings"], top.map(([file, n]) => [{ md: inlineCode(clip(file, 200)) }, n])), "", note];
+  const note =
+    rows.length >= WIDE ? `_Counted over the ${WIDE} highest-severity findings._` : `_Counted over all ${rows.length} findings._`;
+  return [
+    "",
+    "#### Files with the most findings",
+    "",
+    ...table(
+      ["File", "Findings"],
+      top.map(([file, n]) => [{ md: inlineCode(clip(file, 200)) }, n]),
+    ),
+    "",
+    note,
+  ];
 }
 
 async function gather(ctx: SpecialistContext): Promise<Facts> {
@@ -139,7 +158,10 @@ async function gather(ctx: SpecialistContext): Promise<Facts> {
   const cweIds = route.cweIds.map((c) => c.toUpperCase());
   const asksFiles = /\bfiles?\b|\bwhere\b/i.test(ctx.prompt);
   const wide = cweIds.length > 0 || asksFiles;
-  const [rows, cweCounts] = await Promise.all([data.findings(scan.scan_id, wide ? WIDE : TOP), data.cweCounts(scan.scan_id, cweIds.length > 0 ? 100 : TOP)]);
+  const [rows, cweCounts] = await Promise.all([
+    data.findings(scan.scan_id, wide ? WIDE : TOP),
+    data.cweCounts(scan.scan_id, cweIds.length > 0 ? 100 : TOP),
+  ]);
   const topCwes = cweCounts.slice(0, TOP);
 
   if (cweIds.length > 0) lines.push(...cweFocus(cweIds, cweCounts, rows));
@@ -149,7 +171,8 @@ async function gather(ctx: SpecialistContext): Promise<Facts> {
     lines.push("", "#### Top weaknesses", "", ...table(["CWE", "Name", "Findings"], cweRows));
   }
   if (asksFiles) lines.push(...fileTally(rows));
-  if (cweIds.length === 0 && rows.length > 0) lines.push("", "#### Top findings", "", ...rows.slice(0, TOP).map((f, i) => findingItem(f, i + 1)));
+  if (cweIds.length === 0 && rows.length > 0)
+    lines.push("", "#### Top findings", "", ...rows.slice(0, TOP).map((f, i) => findingItem(f, i + 1)));
   if (rows.length === 0 && scan.state === "completed") lines.push("", "No findings were reported for this scan.");
   if (rows.length > 0) lines.push("", "Ask *how do I fix finding `<id>`* for the fix of one of them.");
   return { lines, grounded: true };

@@ -54,7 +54,9 @@ it.each([
 });
 
 it("words a local account as the token it is", async () => {
-  expect(await answer(context({}, "local"))).toContain("You are signed in with a local account (API token issued by this service), as **ada@example.com**.");
+  expect(await answer(context({}, "local"))).toContain(
+    "You are signed in with a local account (API token issued by this service), as **ada@example.com**.",
+  );
 });
 
 it("escapes a hostile display name", async () => {

@@ -29,7 +29,10 @@ function explainFinding(f: FindingSummary): string[] {
   ];
   if (f.cwe_id) lines.push(`- **Weakness:** ${cweLink(f.cwe_id)}${f.cwe_name ? ` — ${escapeInline(f.cwe_name)}` : ""}`);
   const span = f.end_line > f.start_line ? `${f.start_line}-${f.end_line}` : `${f.start_line}`;
-  lines.push(`- **Location:** ${inlineCode(`${clip(f.file, 300)}:${span}`)}`, `- **Rule:** ${inlineCode(f.rule_id)} (${escapeInline(f.analyzer)})`);
+  lines.push(
+    `- **Location:** ${inlineCode(`${clip(f.file, 300)}:${span}`)}`,
+    `- **Rule:** ${inlineCode(f.rule_id)} (${escapeInline(f.analyzer)})`,
+  );
   if (f.ai_class) {
     const conf = f.ai_confidence != null ? ` (${Math.round(f.ai_confidence * 100)}% confidence)` : "";
     lines.push(`- **AI review label:** ${escapeInline(f.ai_class)}${conf}`);
@@ -38,7 +41,8 @@ function explainFinding(f: FindingSummary): string[] {
   if (f.snippet.trim() !== "") lines.push("", "#### Vulnerable code", "", ...codeBlock(clip(f.snippet, 4_000), languageFromPath(f.file)));
   lines.push("", "#### How to fix", "");
   if (f.remediation?.trim()) lines.push(...escapeParagraphs(f.remediation, 4_000));
-  else lines.push(`The rule gives no specific guidance${f.cwe_id ? `; the ${cweLink(f.cwe_id)} page lists the standard mitigations` : ""}.`);
+  else
+    lines.push(`The rule gives no specific guidance${f.cwe_id ? `; the ${cweLink(f.cwe_id)} page lists the standard mitigations` : ""}.`);
   if (f.fix_diff?.trim()) lines.push("", "#### Suggested fix", "", ...codeBlock(clip(f.fix_diff, 20_000), "diff"));
   return [...lines, "", "#### Steps", "", ...steps(f)];
 }
@@ -47,7 +51,9 @@ function steps(f: FindingSummary): string[] {
   const fixUrl = `GET /api/v2/scan/${f.scan_id}/finding/${f.finding_id}/fix`;
   const out = [`Open ${inlineCode(f.file)} at line ${f.start_line}.`];
   if (f.fix_diff?.trim()) {
-    out.push(`Apply the suggested fix at the repository root (${inlineCode("git apply")}); ${inlineCode(fixUrl)} with ${inlineCode("Accept: text/x-diff")} returns it as a file. Review it before committing.`);
+    out.push(
+      `Apply the suggested fix at the repository root (${inlineCode("git apply")}); ${inlineCode(fixUrl)} with ${inlineCode("Accept: text/x-diff")} returns it as a file. Review it before committing.`,
+    );
   } else {
     out.push("Change the code as described under *How to fix*; keep the change to the flagged lines where you can.");
   }
@@ -64,14 +70,22 @@ async function gather(ctx: SpecialistContext): Promise<Facts> {
   const id = ctx.route.findingId ?? findingIdFromHistory(ctx.history);
   if (!id) {
     return {
-      lines: ["Which finding should I help with? Give me its id, for example *how do I fix finding `<id>`*.", "", "Ask *summarize my last scan* to list the top findings with their ids."],
+      lines: [
+        "Which finding should I help with? Give me its id, for example *how do I fix finding `<id>`*.",
+        "",
+        "Ask *summarize my last scan* to list the top findings with their ids.",
+      ],
       grounded: false,
     };
   }
   const finding = await ctx.data.finding(id);
   if (!finding) {
     return {
-      lines: [`I can't find finding ${inlineCode(id)} in this organization.`, "", "Check the id, or ask *summarize my last scan* to list findings with their ids."],
+      lines: [
+        `I can't find finding ${inlineCode(id)} in this organization.`,
+        "",
+        "Check the id, or ask *summarize my last scan* to list findings with their ids.",
+      ],
       grounded: false,
     };
   }
