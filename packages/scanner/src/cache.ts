@@ -6,7 +6,7 @@
  * when its content or its path changed.
  */
 import { createHash } from "node:crypto";
-import type { NormalizedFinding } from "@ax/contracts";
+import type { AnalyzerRun, NormalizedFinding } from "@ax/contracts";
 
 /** A finding as cached: without the path (the key has it) or fingerprint. */
 export type CachedFinding = Omit<NormalizedFinding, "file" | "fingerprint">;
@@ -23,13 +23,25 @@ export function cacheKey(blob: string, path: string): string {
   return `${blob}:${createHash("sha256").update(path).digest("hex").slice(0, 32)}`;
 }
 
+/** A commit's whole analysis, as kept for a later scan of the same commit (result-reuse.ts). */
+export interface StoredScanResult {
+  findings: NormalizedFinding[];
+  analyzers: AnalyzerRun[];
+  languages: string[];
+  selection: Record<string, unknown>;
+}
+
+/** A project's analysis cache: one typed pair of methods per kind of entry. */
 export interface AnalysisCache {
   /**
-   * The cached findings of each key that has an entry (an empty array: analyzed, nothing
-   * found). A key is a file's cacheKey, or a commit id for whole-scan results.
+   * An analyzer's cached findings of each file that has an entry (an empty array: analyzed,
+   * nothing found), by the file's cacheKey.
    */
-  get(analyzer: string, version: string, blobs: readonly string[]): Promise<Map<string, CachedFinding[]>>;
+  get(analyzer: string, version: string, keys: readonly string[]): Promise<Map<string, CachedFinding[]>>;
   put(analyzer: string, version: string, entries: ReadonlyMap<string, CachedFinding[]>): Promise<void>;
+  /** The stored analysis of a commit under `version` (result-reuse.ts: analyzers and scanner code). */
+  getScanResult(version: string, commit: string): Promise<StoredScanResult | undefined>;
+  putScanResult(version: string, commit: string, result: StoredScanResult): Promise<void>;
 }
 
 export function toCached(f: NormalizedFinding): CachedFinding {
@@ -44,6 +56,7 @@ export function fromCached(f: CachedFinding, file: string): NormalizedFinding {
 /** An in-memory cache, for tests and single runs. */
 export class MemoryAnalysisCache implements AnalysisCache {
   readonly entries = new Map<string, CachedFinding[]>();
+  readonly scanResults = new Map<string, StoredScanResult>();
   async get(analyzer: string, version: string, blobs: readonly string[]) {
     const out = new Map<string, CachedFinding[]>();
     for (const blob of blobs) {
@@ -54,5 +67,12 @@ export class MemoryAnalysisCache implements AnalysisCache {
   }
   async put(analyzer: string, version: string, entries: ReadonlyMap<string, CachedFinding[]>) {
     for (const [blob, findings] of entries) this.entries.set(`${analyzer}\0${version}\0${blob}`, structuredClone(findings));
+  }
+  async getScanResult(version: string, commit: string) {
+    const hit = this.scanResults.get(`${version}\0${commit}`);
+    return hit && structuredClone(hit);
+  }
+  async putScanResult(version: string, commit: string, result: StoredScanResult) {
+    this.scanResults.set(`${version}\0${commit}`, structuredClone(result));
   }
 }

@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { severityRank, type NormalizedFinding } from "@ax/contracts";
 import { redactSecrets } from "./analyzers/secrets-patterns";
-import { applyDataflowVerdicts } from "./dataflow/verdicts";
+import { applyDataflowVerdicts } from "./dataflow-verdicts";
 import { fingerprintFindings } from "./fingerprint";
 import { locate } from "./locator";
 import type { RepoConfig } from "./repo-config";
@@ -25,7 +25,7 @@ export interface PostprocessStats {
   merged: number;
 }
 
-/** `dataflowAnalyzed`: the taint analysis completed, so its verdicts apply (dataflow/verdicts.ts). */
+/** `dataflowAnalyzed`: the taint analysis completed, so its verdicts apply (dataflow-verdicts.ts). */
 export async function postprocess(
   dir: string,
   input: NormalizedFinding[],

@@ -10,19 +10,8 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { AnalyzerRun, NormalizedFinding } from "@ax/contracts";
-import type { AnalysisCache } from "./cache";
+import type { AnalysisCache, StoredScanResult } from "./cache";
 import type { Analyzer } from "./analyzers/types";
-
-/** The cache "analyzer" name of whole-scan entries; their "blob" is the commit id. */
-export const SCAN_RESULT = "scan-result";
-
-export interface StoredScanResult {
-  findings: NormalizedFinding[];
-  analyzers: AnalyzerRun[];
-  languages: string[];
-  selection: Record<string, unknown>;
-}
 
 let codeDigest: string | null | undefined;
 /**
@@ -66,8 +55,7 @@ export async function scanResultVersion(analyzers: readonly Analyzer[]): Promise
 }
 
 export async function loadScanResult(cache: AnalysisCache, version: string, commit: string): Promise<StoredScanResult | null> {
-  const hit = await cache.get(SCAN_RESULT, version, [commit]).catch(() => undefined);
-  const entry = hit?.get(commit)?.[0] as unknown as StoredScanResult | undefined;
+  const entry = await cache.getScanResult(version, commit).catch(() => undefined);
   if (!entry || !Array.isArray(entry.findings) || !Array.isArray(entry.analyzers)) return null;
   return {
     ...entry,
@@ -79,7 +67,7 @@ export async function loadScanResult(cache: AnalysisCache, version: string, comm
 /** Stores a result only when every analyzer completed or was skipped: a failed or timed-out run is not the commit's result. */
 export async function storeScanResult(cache: AnalysisCache, version: string, commit: string, result: StoredScanResult): Promise<void> {
   if (!result.analyzers.every((a) => a.status === "completed" || a.status === "skipped")) return;
-  await cache.put(SCAN_RESULT, version, new Map([[commit, [result as unknown as never]]])).catch(() => undefined);
+  await cache.putScanResult(version, commit, result).catch(() => undefined);
 }
 
 /** The stored analysis of `commit` by these analyzers, if the project's cache has one. */

@@ -20,7 +20,7 @@ import {
   type Analyzer,
   type AnalyzerContext,
 } from "./analyzers/types";
-import { DATAFLOW } from "./dataflow/engine";
+import { DATAFLOW } from "./analyzers/dataflow";
 import { ScanAbortedError, throwIfAborted } from "./errors";
 import { formatDuration } from "./format";
 import { loadScanResult, scanResultVersion, storeScanResult } from "./result-reuse";

@@ -4,7 +4,7 @@
  * two analyzers report the same CWE on the same line (postprocess.ts): the rule pack first,
  * then the more precise tool of a pair (cppcheck before flawfinder).
  */
-import { dataflowAnalyzer } from "../dataflow/analyzer";
+import { dataflowAnalyzer } from "./dataflow";
 import { astGrepAnalyzer, type AstGrepOptions } from "./ast-grep";
 import { banditAnalyzer, type BanditOptions } from "./bandit";
 import { cppcheckAnalyzer, type CppcheckOptions } from "./cppcheck";

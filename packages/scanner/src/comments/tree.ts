@@ -4,7 +4,7 @@
  * and Python. Only comments that contain `text` are returned.
  */
 import { Lang, parse } from "@ast-grep/napi";
-import { parseSource } from "../dataflow/parser";
+import { parseSource } from "@ax/dataflow";
 import type { Span } from "./lexer";
 
 export type TreeLanguage = "javascript" | "typescript" | "tsx" | "java" | "python";

@@ -2,7 +2,7 @@
  * The fixed point with a worklist (only functions whose looked-up summaries changed are
  * interpreted again) against the reference that interprets every function in every round,
  * on real multi-file programs: Juliet Java test cases with their support classes (committed
- * under fixtures/juliet, see its README), the Python standard library when the machine has
+ * under test/fixtures/juliet, see its README), the Python standard library when the machine has
  * one, and this repository's own TypeScript. Then a rescan that replays the last analysis's
  * interpretations (memo.ts) against a cold analysis, across edits that add a flow, remove
  * one and change a callee's summary. The findings must be identical, traces included.
@@ -10,14 +10,14 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { removeDir, tempDir } from "../../test/git-fixtures";
+import { removeDir, tempDir } from "../test/scratch";
 import { analyzeModules } from "./engine";
 import type { ModuleIR } from "./ir";
 import { LOWERERS, SPECS } from "./languages";
 import { engineMemo, type EngineMemo } from "./memo";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = resolve(here, "../../../..");
+const repoRoot = resolve(here, "../../..");
 
 interface Corpus {
   modules: ModuleIR[];
@@ -53,7 +53,7 @@ function lower(root: string, files: readonly string[], language: string): Corpus
 }
 
 function analyze(corpus: Corpus, everyRound: boolean, memo?: EngineMemo) {
-  return analyzeModules(corpus.modules, { specs: SPECS, lines: (f) => corpus.lines.get(f) ?? [], taxonomy: { cweName: () => null }, everyRound, ...(memo ? { memo } : {}) });
+  return analyzeModules(corpus.modules, { specs: SPECS, lines: (f) => corpus.lines.get(f) ?? [], everyRound, ...(memo ? { memo } : {}) });
 }
 
 // A copy of the fixtures: the rescan test edits files in place.
@@ -62,7 +62,7 @@ let julietRoot: string;
 beforeAll(() => {
   scratch = tempDir("ax-dataflow-worklist-");
   julietRoot = join(scratch, "juliet");
-  cpSync(join(here, "fixtures/juliet"), julietRoot, { recursive: true });
+  cpSync(join(here, "../test/fixtures/juliet"), julietRoot, { recursive: true });
 });
 afterAll(() => removeDir(scratch));
 

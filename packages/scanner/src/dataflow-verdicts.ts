@@ -7,9 +7,9 @@
  */
 import type { NormalizedFinding } from "@ax/contracts";
 import { extname } from "node:path";
-import { languageOfExtension } from "../languages";
-import { DATAFLOW } from "./engine";
-import { SPECS } from "./languages";
+import { SPECS } from "@ax/dataflow";
+import { languageOfExtension } from "./languages";
+import { DATAFLOW } from "./analyzers/dataflow";
 
 /** CWEs that name the same weakness at different depths (MITRE's parent/child pairs we use). */
 const FAMILIES: readonly (readonly string[])[] = [

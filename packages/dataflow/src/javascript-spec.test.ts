@@ -159,7 +159,7 @@ describe("JAVASCRIPT_SPEC with the engine", () => {
   function findings(files: Record<string, string>): string[] {
     const modules = Object.entries(files).map(([file, src]) => lowerJavaScript(file, src, file.endsWith(".ts") ? "typescript" : "javascript"));
     const lines = (f: string) => (files[f] ?? "").split("\n");
-    const out = analyzeModules(modules, { specs: new Map([["javascript", JAVASCRIPT_SPEC]]), lines, taxonomy: { cweName: () => null } });
+    const out = analyzeModules(modules, { specs: new Map([["javascript", JAVASCRIPT_SPEC]]), lines });
     return out.map((f) => `${f.file}:${f.start_line} ${f.cwe_id}`).sort();
   }
 

@@ -2,11 +2,11 @@
 // progress (the analysis thread is ended and the next scan gets a working one).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { defaultAnalyzers } from "../analyzers/registry";
+import { defaultAnalyzers } from "./registry";
 import { ScanAbortedError } from "../errors";
 import { runAnalyzers } from "../run";
 import { removeDir, tempDir } from "../../test/git-fixtures";
-import { analyzeCheckout, dataflowAnalyzer, forgetKeptAnalyses, keptAnalyses } from "./analyzer";
+import { analyzeCheckout, dataflowAnalyzer, forgetKeptAnalyses, keptAnalyses } from "./dataflow";
 
 const SERVLET = (n: number) => `package app;
 public class Users${n} {

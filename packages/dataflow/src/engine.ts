@@ -11,23 +11,43 @@
  * memo (memo.ts), a rescan replays the last analysis's interpretations whose inputs are the
  * same instead of running them.
  */
-import type { Level, NormalizedFinding } from "@ax/contracts";
-import { buildFinding } from "../analyzers/finding";
-import type { Taxonomy } from "../analyzers/taxonomy";
+import type { FindingDataflow, Level, Severity } from "@ax/contracts";
 import { FunctionInterpreter, type Hit, type Shared, type Summary } from "./interp";
 import type { ModuleIR } from "./ir";
 import { identical, Recall, type EngineMemo, type Interpretation } from "./memo";
 import { Program, type FnRef } from "./program";
-import type { LanguageSpec } from "./spec";
+import type { LanguageSpec, SourceKind } from "./spec";
 import { mergeFacts, originKey, type Fact } from "./values";
 
-export const DATAFLOW = "dataflow";
 const MAX_ROUNDS = 8;
+
+/**
+ * A source reaching a sink, in the terms of a finding (the fields a scanner's finding is made
+ * from, named as in @ax/contracts' NormalizedFinding), with its trace: source first, sink last.
+ */
+export interface TaintTrace {
+  rule_id: string;
+  title: string;
+  message: string;
+  cwe_id: string;
+  file: string;
+  start_line: number;
+  end_line: number;
+  start_column: number;
+  /** Unset when the sink spans lines. */
+  end_column: number | undefined;
+  /** The sink's line, trimmed. */
+  snippet: string;
+  severity: Severity;
+  confidence: Level;
+  remediation: string;
+  raw: { source: { rule: string; label: string; kind: SourceKind } | null; sink: string; steps: number };
+  dataflow: FindingDataflow & { status: "confirmed"; source_kind: SourceKind };
+}
 
 export interface EngineOptions {
   specs: ReadonlyMap<string, LanguageSpec>;
   lines: (file: string) => readonly string[];
-  taxonomy: Taxonomy;
   /** Checked between functions: stop when it fires (time limit, cancellation). */
   signal?: AbortSignal;
   /** Interpret every function in every round: the reference the worklist is tested against. */
@@ -36,7 +56,7 @@ export interface EngineOptions {
   memo?: EngineMemo;
 }
 
-export function analyzeModules(modules: readonly ModuleIR[], opts: EngineOptions): NormalizedFinding[] {
+export function analyzeModules(modules: readonly ModuleIR[], opts: EngineOptions): TaintTrace[] {
   const program = new Program(modules);
   const fields = new Map<string, Fact[]>();
   const changed = { fields: false };
@@ -104,7 +124,7 @@ export function analyzeModules(modules: readonly ModuleIR[], opts: EngineOptions
       }
     }
   }
-  return toFindings([...hits.values()], opts);
+  return toTraces([...hits.values()], opts);
 }
 
 function interpret(ref: FnRef, base: Omit<Shared, "summaries" | "called" | "onHit">, summaries: ReadonlyMap<string, Summary>): Interpretation {
@@ -177,8 +197,8 @@ function sameSummaries(a: Map<string, Summary>, b: Map<string, Summary>): boolea
   return true;
 }
 
-/** One finding per sink place and rule; the remote source wins over a local one, then the shortest trace. */
-function toFindings(hits: Hit[], opts: EngineOptions): NormalizedFinding[] {
+/** One trace per sink place and rule; the remote source wins over a local one, then the shortest trace. */
+function toTraces(hits: Hit[], opts: EngineOptions): TaintTrace[] {
   const best = new Map<string, Hit>();
   const rank = (h: Hit) => (h.fact.origin.kind === "source" && h.fact.origin.sourceKind === "remote" ? 0 : 1);
   for (const h of hits) {
@@ -186,34 +206,34 @@ function toFindings(hits: Hit[], opts: EngineOptions): NormalizedFinding[] {
     const old = best.get(key);
     if (!old || rank(h) < rank(old) || (rank(h) === rank(old) && h.steps.length < old.steps.length)) best.set(key, h);
   }
-  return [...best.values()].map((h) => {
-    const origin = h.fact.origin.kind === "source" ? h.fact.origin : null;
-    const sourceKind = origin?.sourceKind ?? "remote";
-    const spec = opts.specs.get(languageOfRule(h.rule.id));
-    const confidence: Level = spec?.confidence?.[sourceKind] ?? (sourceKind === "remote" ? "HIGH" : "MEDIUM");
-    const line = opts.lines(h.file)[h.loc.line - 1] ?? "";
-    const finding = buildFinding(
-      {
-        analyzer: DATAFLOW,
-        rule_id: h.rule.id,
-        title: h.rule.title,
-        message: `${h.rule.message} Source: ${origin?.label ?? "untrusted input"} (line ${h.steps[0]?.line ?? h.loc.line}${h.steps[0] && h.steps[0].file !== h.file ? ` of ${h.steps[0].file}` : ""}).`,
-        cwe_id: h.rule.cwe,
-        file: h.file,
-        start_line: h.loc.line,
-        end_line: h.loc.endLine,
-        start_column: h.loc.column,
-        end_column: h.loc.endLine === h.loc.line ? h.loc.endColumn : undefined,
-        snippet: line.trim(),
-        severity: h.rule.severity,
-        confidence,
-        remediation: h.rule.remediation,
-        raw: { source: origin ? { rule: origin.rule, label: origin.label, kind: origin.sourceKind } : null, sink: h.rule.id, steps: h.steps.length },
-      },
-      opts.taxonomy,
-    );
-    return { ...finding, dataflow: { status: "confirmed" as const, source_kind: sourceKind, trace: [...h.steps] } };
-  });
+  return [...best.values()].map((h) => toTrace(h, opts));
+}
+
+function toTrace(h: Hit, opts: EngineOptions): TaintTrace {
+  const origin = h.fact.origin.kind === "source" ? h.fact.origin : null;
+  const sourceKind = origin?.sourceKind ?? "remote";
+  const spec = opts.specs.get(languageOfRule(h.rule.id));
+  const confidence: Level = spec?.confidence?.[sourceKind] ?? (sourceKind === "remote" ? "HIGH" : "MEDIUM");
+  const line = opts.lines(h.file)[h.loc.line - 1] ?? "";
+  const first = h.steps[0];
+  const where = `line ${first?.line ?? h.loc.line}${first && first.file !== h.file ? ` of ${first.file}` : ""}`;
+  return {
+    rule_id: h.rule.id,
+    title: h.rule.title,
+    message: `${h.rule.message} Source: ${origin?.label ?? "untrusted input"} (${where}).`,
+    cwe_id: h.rule.cwe,
+    file: h.file,
+    start_line: h.loc.line,
+    end_line: h.loc.endLine,
+    start_column: h.loc.column,
+    end_column: h.loc.endLine === h.loc.line ? h.loc.endColumn : undefined,
+    snippet: line.trim(),
+    severity: h.rule.severity,
+    confidence,
+    remediation: h.rule.remediation,
+    raw: { source: origin ? { rule: origin.rule, label: origin.label, kind: origin.sourceKind } : null, sink: h.rule.id, steps: h.steps.length },
+    dataflow: { status: "confirmed", source_kind: sourceKind, trace: [...h.steps] },
+  };
 }
 
 function languageOfRule(id: string): string {

@@ -10,6 +10,9 @@ import type { LanguageSpec } from "./spec";
 
 export type Lowerer = (file: string, source: string) => ModuleIR;
 
+/** The languages the analysis reads (TypeScript with the JavaScript table). */
+export const DATAFLOW_LANGUAGES = ["java", "python", "javascript", "typescript"] as const;
+
 export const LOWERERS: ReadonlyMap<string, Lowerer> = new Map<string, Lowerer>([
   ["java", lowerJava],
   ["python", lowerPython],

@@ -8,7 +8,7 @@
  * bug named in `bug` or in a comment: the expectation states the correct behaviour, so once the
  * engine is fixed Jest reports the case and the marker must be removed.
  */
-import type { NormalizedFinding } from "@ax/contracts";
+import type { TaintTrace } from "./engine";
 import { analyzeModules } from "./engine";
 import { lowerJava } from "./java";
 import { JAVA_SPEC } from "./java-spec";
@@ -22,15 +22,15 @@ interface Place {
   line: number;
 }
 
-function scan(files: Files): NormalizedFinding[] {
+function scan(files: Files): TaintTrace[] {
   const lines = new Map(Object.entries(files).map(([f, s]) => [f, s.split("\n")]));
   return analyzeModules(
     Object.entries(files).map(([f, s]) => lowerJava(f, s)),
-    { specs: new Map([["java", JAVA_SPEC]]), lines: (f) => lines.get(f) ?? [], taxonomy: { cweName: () => null } },
+    { specs: new Map([["java", JAVA_SPEC]]), lines: (f) => lines.get(f) ?? [] },
   );
 }
 
-function places(findings: readonly NormalizedFinding[]): Place[] {
+function places(findings: readonly TaintTrace[]): Place[] {
   return findings
     .map((f) => ({ rule: f.rule_id, cwe: f.cwe_id, file: f.file, line: f.start_line }))
     .sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.rule.localeCompare(b.rule));

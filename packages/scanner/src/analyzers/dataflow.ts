@@ -1,29 +1,32 @@
 /**
- * The taint analysis as an analyzer of the scan: reads the Java, Python and JavaScript/
- * TypeScript files of the checkout (regular files only, bounded), lowers them and runs the
- * engine in process over all of them at once — flows cross files, so its results are not
- * cached per blob. The engine's memo of the last analysis lets a rescan replay the
- * interpretations whose inputs did not change.
+ * The taint analysis (@ax/dataflow) as an analyzer of the scan: reads the Java, Python and
+ * JavaScript/TypeScript files of the checkout (regular files only, bounded) and analyses them
+ * all at once, in a worker thread when one can be started — flows cross files, so its results
+ * are not cached per blob. The traces become findings here.
  */
-import { createHash } from "node:crypto";
 import { lstat, readFile } from "node:fs/promises";
 import { Worker } from "node:worker_threads";
 import { extname, join } from "node:path";
 import type { NormalizedFinding } from "@ax/contracts";
-import { repoPath } from "../analyzers/normalize";
-import { loadTaxonomy } from "../analyzers/taxonomy";
-import { AnalyzerFailedError, type Analyzer, type AnalyzerContext } from "../analyzers/types";
+import {
+  analyzeFiles,
+  DATAFLOW_LANGUAGES,
+  dataflowVersion,
+  forgetKeptAnalyses as forgetInThisThread,
+  keptAnalyses,
+  type TaintTrace,
+} from "@ax/dataflow";
 import { languageOfExtension } from "../languages";
-import { analyzeModules, DATAFLOW } from "./engine";
-import type { ModuleIR } from "./ir";
-import { LOWERERS, SPECS } from "./languages";
-import { engineMemo } from "./memo";
+import { buildFinding } from "./finding";
+import { repoPath } from "./normalize";
+import { loadTaxonomy, type Taxonomy } from "./taxonomy";
+import { AnalyzerFailedError, type Analyzer, type AnalyzerContext } from "./types";
+
+export const DATAFLOW = "dataflow";
+export { dataflowVersion, keptAnalyses };
 
 /** Larger files are generated or data more often than code, and cost the most to walk. */
 const MAX_FILE_BYTES = 512 * 1024;
-const ENGINE_REVISION = 1;
-
-export const DATAFLOW_LANGUAGES = ["java", "python", "javascript", "typescript"] as const;
 
 export function dataflowAnalyzer(): Analyzer {
   return {
@@ -36,78 +39,17 @@ export function dataflowAnalyzer(): Analyzer {
   };
 }
 
-let version: string | undefined;
-/** The engine revision and a digest of the language tables: a change to either is a new version. */
-export function dataflowVersion(): string {
-  version ??= `${ENGINE_REVISION} (tables ${createHash("sha256")
-    .update(JSON.stringify([...SPECS.values()], (_k, v: unknown) => (v instanceof RegExp ? v.source : v)))
-    .digest("hex")
-    .slice(0, 12)})`;
-  return version;
-}
-
 /** Read, lower and analyse `files` of the checkout at `dir` (in whichever thread calls it). */
 export async function analyzeCheckout(dir: string, files: readonly string[], signal?: AbortSignal): Promise<NormalizedFinding[]> {
-  const started = generation;
-  try {
-    return await analyzeFiles(dir, files, signal);
-  } finally {
-    // Forgotten while this ran: its files may be the deleted project's, and it has just
-    // lowered them into the cache and left its interpretations in the memo.
-    if (generation !== started) dropKept();
-  }
-}
-
-async function analyzeFiles(dir: string, files: readonly string[], signal?: AbortSignal): Promise<NormalizedFinding[]> {
-  const modules: ModuleIR[] = [];
-  const lines = new Map<string, string[]>();
-  for (const file of files) {
-    if (signal?.aborted) break;
-    const language = languageOfExtension(extname(file).toLowerCase());
-    const lower = language ? LOWERERS.get(language) : undefined;
-    if (!lower) continue;
-    const source = await readBounded(dir, file);
-    if (source === null) continue;
-    const lowered = lowerCached(lower, file, source);
-    if (!lowered) continue;
-    modules.push(lowered.module);
-    lines.set(file, lowered.lines);
-    // Lowering is synchronous: let timers and cancellation in between files.
-    if (modules.length % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
-  }
+  const input = { files, languageOf: (file: string) => languageOfExtension(extname(file).toLowerCase()), read: (file: string) => readBounded(dir, file) };
+  const traces = await analyzeFiles(input, undefined, signal);
   const taxonomy = await loadTaxonomy();
-  return analyzeModules(modules, { specs: SPECS, lines: (f) => lines.get(f) ?? [], taxonomy, memo, ...(signal ? { signal } : {}) });
+  return traces.map((trace) => findingOf(trace, taxonomy));
 }
 
-/**
- * The last analysis's interpretations, for the next one in this thread. It only helps with
- * the lowered files below: an unchanged file must come back as the same IR and lines.
- */
-const memo = engineMemo();
-
-interface Lowered {
-  module: ModuleIR;
-  lines: string[];
-  bytes: number;
-}
-
-/**
- * Lowered files of the last scans, by path and content (Map order is use order: least
- * recently used first). Lowering is half of the analysis and a rescan's files are mostly
- * unchanged; the interprocedural part, which crosses files, always runs. The IR is read-only
- * to the engine. Bounded by the source bytes it stands for.
- */
-const LOWERED_CACHE_SOURCE_BYTES = 16 * 1024 * 1024;
-const lowered = new Map<string, Lowered>();
-let loweredBytes = 0;
-
-/** Bumped by each forgetKeptAnalyses: an analysis that saw it change drops what it kept. */
-let generation = 0;
-
-function dropKept(): void {
-  lowered.clear();
-  loweredBytes = 0;
-  memo.last = null;
+function findingOf(trace: TaintTrace, taxonomy: Taxonomy): NormalizedFinding {
+  const { dataflow, ...input } = trace;
+  return { ...buildFinding({ analyzer: DATAFLOW, ...input }, taxonomy), dataflow };
 }
 
 /**
@@ -117,41 +59,8 @@ function dropKept(): void {
  * every file afresh, once; its findings are the same.
  */
 export function forgetKeptAnalyses(): void {
-  generation++;
-  dropKept();
+  forgetInThisThread();
   thread?.forget();
-}
-
-/** What this thread keeps from earlier analyses: lowered files, and whether a memo is held. */
-export function keptAnalyses(): { files: number; memo: boolean } {
-  return { files: lowered.size, memo: memo.last !== null };
-}
-
-function lowerCached(lower: (file: string, source: string) => ModuleIR, file: string, source: string): Lowered | null {
-  const key = createHash("sha256").update(file).update("\0").update(source).digest("hex");
-  const hit = lowered.get(key);
-  if (hit) {
-    lowered.delete(key);
-    lowered.set(key, hit);
-    return hit;
-  }
-  let entry: Lowered;
-  try {
-    entry = { module: lower(file, source), lines: source.split("\n"), bytes: source.length };
-  } catch {
-    // A file the lowering cannot read contributes nothing; the others are still analysed.
-    return null;
-  }
-  if (entry.bytes <= LOWERED_CACHE_SOURCE_BYTES / 4) {
-    lowered.set(key, entry);
-    loweredBytes += entry.bytes;
-    for (const [k, v] of lowered) {
-      if (loweredBytes <= LOWERED_CACHE_SOURCE_BYTES) break;
-      lowered.delete(k);
-      loweredBytes -= v.bytes;
-    }
-  }
-  return entry;
 }
 
 /**
@@ -212,7 +121,7 @@ class DataflowThread {
     this.ready ??= new Promise<boolean>((resolve) => {
       let worker: Worker;
       try {
-        worker = new Worker(new URL("./thread-boot.mjs", import.meta.url));
+        worker = new Worker(new URL("./dataflow-thread-boot.mjs", import.meta.url));
       } catch {
         this.unavailable = true;
         resolve(false);

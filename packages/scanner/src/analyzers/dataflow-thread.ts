@@ -1,6 +1,6 @@
-/** The dataflow analyzer's worker thread (analyzer.ts): analyses the checkouts it is sent, one message a job. */
+/** The dataflow analyzer's worker thread (dataflow.ts): analyses the checkouts it is sent, one message a job. */
 import { parentPort } from "node:worker_threads";
-import { analyzeCheckout, forgetKeptAnalyses, type ThreadMessage, type ThreadRequest } from "./analyzer";
+import { analyzeCheckout, forgetKeptAnalyses, type ThreadMessage, type ThreadRequest } from "./dataflow";
 
 const port = parentPort;
 if (port) {
