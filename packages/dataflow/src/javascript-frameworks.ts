@@ -6,7 +6,6 @@
  */
 import type { SgNode } from "@ast-grep/napi";
 import type { Expr, FunctionIR, Stmt } from "./ir";
-import type { ExportedFn } from "./javascript-lower";
 import { fieldOf, kids, kindOf } from "./javascript-util";
 
 const ROUTE_METHODS = new Set(["get", "post", "put", "delete", "patch", "all", "use", "options", "head", "route"]);
@@ -18,6 +17,14 @@ const REQUEST_TYPES = new Set(["NextApiRequest", "NextRequest", "FastifyRequest"
 const NEXT_METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]);
 
 type SourceParams = NonNullable<FunctionIR["sourceParams"]>;
+
+/** A function the module exports, for Next.js route detection. */
+export interface ExportedFn {
+  /** The FunctionIR's name, or for `export default handler` the referenced name. */
+  name: string;
+  exportName: string;
+  isDefault: boolean;
+}
 
 /** NestJS parameter decorators that bind request data (`@Query() q`, `@Body() dto`, `@Req() req`). */
 export const NEST_REQUEST_DECORATORS = new Set(["Query", "Body", "Param", "Headers", "Req", "Request", "Cookies", "UploadedFile", "UploadedFiles", "Ip", "HostParam"]);

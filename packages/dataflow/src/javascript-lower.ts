@@ -5,17 +5,9 @@
 import type { SgNode } from "@ast-grep/napi";
 import type { ClassIR, Expr, FunctionIR, Param, Stmt } from "./ir";
 import { ExprLowering } from "./javascript-expr";
-import { decoratorName, NEST_REQUEST_DECORATORS } from "./javascript-frameworks";
+import { decoratorName, NEST_REQUEST_DECORATORS, type ExportedFn } from "./javascript-frameworks";
 import type { Imports } from "./javascript-imports";
 import { fieldKids, fieldOf, hasToken, isTypeNode, kids, kindOf, locOf, simpleTypeName, stringValue, valueKids } from "./javascript-util";
-
-/** A function the module exports, for Next.js route detection. */
-export interface ExportedFn {
-  /** The FunctionIR's name, or for `export default handler` the referenced name. */
-  name: string;
-  exportName: string;
-  isDefault: boolean;
-}
 
 const NOTHING = new Set([
   "import_statement",
