@@ -45,7 +45,11 @@ export function dataflowVersion(): string {
  * Reads, lowers and analyses the files (in whichever thread calls it); what it lowered and
  * interpreted is kept for the next analysis in this thread.
  */
-export async function analyzeFiles(input: AnalysisInput, tables: LanguageTables = LANGUAGE_TABLES, signal?: AbortSignal): Promise<TaintTrace[]> {
+export async function analyzeFiles(
+  input: AnalysisInput,
+  tables: LanguageTables = LANGUAGE_TABLES,
+  signal?: AbortSignal,
+): Promise<TaintTrace[]> {
   const started = generation;
   try {
     return await lowerAndAnalyze(input, tables, signal);

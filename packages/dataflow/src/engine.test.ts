@@ -86,9 +86,18 @@ it("finds in Juliet Java exactly what interpreting every function in every round
 it("finds in Python and TypeScript exactly what interpreting every function in every round finds", () => {
   // The interpreter's standard library where the machine has one (a large real program); the
   // repository's own TypeScript always.
-  const python = existsSync("/usr/lib") ? readdirSync("/usr/lib").filter((d) => /^python3\.\d+$/.test(d)).sort().pop() : undefined;
+  const python = existsSync("/usr/lib")
+    ? readdirSync("/usr/lib")
+        .filter((d) => /^python3\.\d+$/.test(d))
+        .sort()
+        .pop()
+    : undefined;
   const pyRoot = python ? join("/usr/lib", python) : "";
-  const pyFiles = python ? walk(pyRoot, (p) => p.endsWith(".py") && !/\/(test|tests|idlelib|lib2to3|site-packages|dist-packages)\//.test(p)).filter((_, i) => i % 4 === 0) : [];
+  const pyFiles = python
+    ? walk(pyRoot, (p) => p.endsWith(".py") && !/\/(test|tests|idlelib|lib2to3|site-packages|dist-packages)\//.test(p)).filter(
+        (_, i) => i % 4 === 0,
+      )
+    : [];
   const tsFiles = walk(join(repoRoot, "packages"), (p) => p.endsWith(".ts") && !p.endsWith(".d.ts"));
   const corpora = [...(pyFiles.length > 0 ? [lower(pyRoot, pyFiles, "python")] : []), lower(repoRoot, tsFiles, "typescript")];
   for (const corpus of corpora) {
@@ -139,7 +148,11 @@ it("rescans with the last analysis's interpretations exactly as a cold analysis,
     return corpus;
   };
   const memo = engineMemo();
-  const sqlIn = (findings: { file: string; rule_id: string }[]) => findings.filter((f) => f.file.startsWith("app/") && f.rule_id === "java-taint-sql").map((f) => f.file).sort();
+  const sqlIn = (findings: { file: string; rule_id: string }[]) =>
+    findings
+      .filter((f) => f.file.startsWith("app/") && f.rule_id === "java-taint-sql")
+      .map((f) => f.file)
+      .sort();
   const rescan = () => {
     const corpus = current();
     const incremental = analyze(corpus, false, memo);

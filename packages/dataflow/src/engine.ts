@@ -127,7 +127,11 @@ export function analyzeModules(modules: readonly ModuleIR[], opts: EngineOptions
   return toTraces([...hits.values()], opts);
 }
 
-function interpret(ref: FnRef, base: Omit<Shared, "summaries" | "called" | "onHit">, summaries: ReadonlyMap<string, Summary>): Interpretation {
+function interpret(
+  ref: FnRef,
+  base: Omit<Shared, "summaries" | "called" | "onHit">,
+  summaries: ReadonlyMap<string, Summary>,
+): Interpretation {
   const run: Omit<Interpretation, "summary"> = { hits: new Map(), called: new Set(), reads: new Map(), stores: [] };
   const shared: Shared = {
     ...base,
@@ -189,9 +193,16 @@ function sameSummaries(a: Map<string, Summary>, b: Map<string, Summary>): boolea
     // "changed" only for a NaN constant (NaN !== NaN).
     if (o === s && !Number.isNaN(o.ret.konst?.v)) continue;
     if (o.sinks.length !== s.sinks.length || o.ret.facts.length !== s.ret.facts.length || o.ret.konst?.v !== s.ret.konst?.v) return false;
-    if (o.fieldWrites.length !== s.fieldWrites.length || o.fieldWrites.some((w, i) => w.facts.length !== s.fieldWrites[i]?.facts.length)) return false;
-    const ra = o.ret.facts.map((f) => originKey(f.origin) + [...f.clean].join()).sort().join("|");
-    const rb = s.ret.facts.map((f) => originKey(f.origin) + [...f.clean].join()).sort().join("|");
+    if (o.fieldWrites.length !== s.fieldWrites.length || o.fieldWrites.some((w, i) => w.facts.length !== s.fieldWrites[i]?.facts.length))
+      return false;
+    const ra = o.ret.facts
+      .map((f) => originKey(f.origin) + [...f.clean].join())
+      .sort()
+      .join("|");
+    const rb = s.ret.facts
+      .map((f) => originKey(f.origin) + [...f.clean].join())
+      .sort()
+      .join("|");
     if (ra !== rb) return false;
   }
   return true;
@@ -231,7 +242,11 @@ function toTrace(h: Hit, opts: EngineOptions): TaintTrace {
     severity: h.rule.severity,
     confidence,
     remediation: h.rule.remediation,
-    raw: { source: origin ? { rule: origin.rule, label: origin.label, kind: origin.sourceKind } : null, sink: h.rule.id, steps: h.steps.length },
+    raw: {
+      source: origin ? { rule: origin.rule, label: origin.label, kind: origin.sourceKind } : null,
+      sink: h.rule.id,
+      steps: h.steps.length,
+    },
     dataflow: { status: "confirmed", source_kind: sourceKind, trace: [...h.steps] },
   };
 }

@@ -60,7 +60,6 @@ interface Exits {
   continues: Env[];
 }
 
-
 export class FunctionInterpreter {
   private readonly spec: LanguageSpec;
   private readonly module: ModuleIR;
@@ -75,7 +74,10 @@ export class FunctionInterpreter {
   private at: Loc;
   private depth = 0;
 
-  constructor(private readonly s: Shared, ref: FnRef) {
+  constructor(
+    private readonly s: Shared,
+    ref: FnRef,
+  ) {
     this.module = ref.module;
     this.fn = ref.fn;
     this.at = ref.fn.loc;
@@ -112,7 +114,13 @@ export class FunctionInterpreter {
     if (st.loc.line) this.at = st.loc;
     switch (st.k) {
       case "assign":
-        this.assign(st.target, st.op === "=" ? this.expr(st.value, env) : combine([this.expr(st.target as Expr, env), this.expr(st.value, env)]), env, st.loc, st.decl === true);
+        this.assign(
+          st.target,
+          st.op === "=" ? this.expr(st.value, env) : combine([this.expr(st.target as Expr, env), this.expr(st.value, env)]),
+          env,
+          st.loc,
+          st.decl === true,
+        );
         return env;
       case "declare":
         env.set(st.name, EMPTY);
@@ -205,7 +213,12 @@ export class FunctionInterpreter {
     const known = test.konst !== undefined;
     let start = -1;
     if (known) {
-      start = st.cases.findIndex((c) => c.values?.some((v) => { const cv = this.expr(v, env); return cv.konst !== undefined && cv.konst.v === test.konst?.v; }));
+      start = st.cases.findIndex((c) =>
+        c.values?.some((v) => {
+          const cv = this.expr(v, env);
+          return cv.konst !== undefined && cv.konst.v === test.konst?.v;
+        }),
+      );
       if (start === -1) start = st.cases.findIndex((c) => c.values === null);
       if (start === -1) {
         this.loopExits.pop();
@@ -228,7 +241,9 @@ export class FunctionInterpreter {
   private assign(target: LValue, value: Value, env: Env, loc: Loc, decl: boolean): void {
     switch (target.k) {
       case "var": {
-        const v = value.facts.length ? { ...value, facts: withStep(value.facts, this.step(loc, "step", `assigned to \`${target.name}\``)) } : value;
+        const v = value.facts.length
+          ? { ...value, facts: withStep(value.facts, this.step(loc, "step", `assigned to \`${target.name}\``)) }
+          : value;
         if (!decl && !env.has(target.name)) {
           const key = this.storageKey(target.name);
           if (key) {
@@ -252,7 +267,12 @@ export class FunctionInterpreter {
       }
       case "index": {
         const key = this.expr(target.index, env).konst;
-        this.storeInto(target.object, key && key.v !== null ? String(key.v) : null, { ...value, facts: withStep(value.facts, this.step(loc, "step", "stored in a collection")) }, env);
+        this.storeInto(
+          target.object,
+          key && key.v !== null ? String(key.v) : null,
+          { ...value, facts: withStep(value.facts, this.step(loc, "step", "stored in a collection")) },
+          env,
+        );
         return;
       }
       case "destructure":
@@ -263,7 +283,8 @@ export class FunctionInterpreter {
 
   /** A write into an object held by a local variable: the variable's value takes the facts. */
   private storeInto(object: Expr, key: string | null, value: Value, env: Env): void {
-    const name = object.k === "var" ? object.name : object.k === "field" || object.k === "index" ? chainPath(object)?.split(".")[0] : undefined;
+    const name =
+      object.k === "var" ? object.name : object.k === "field" || object.k === "index" ? chainPath(object)?.split(".")[0] : undefined;
     if (!name || !env.has(name)) {
       const base = object.k === "field" || object.k === "index" ? object.object : null;
       if (base) this.storeInto(base, null, value, env);
@@ -352,7 +373,14 @@ export class FunctionInterpreter {
           const kv = obj.keys.get(key)!;
           return { ...kv, facts: mergeFacts(kv.facts, obj.loose) };
         }
-        if (key !== null && obj.keys && obj.keys.size && !obj.loose?.length && obj.facts.every((f) => [...obj.keys!.values()].some((v) => v.facts.includes(f)))) return EMPTY;
+        if (
+          key !== null &&
+          obj.keys &&
+          obj.keys.size &&
+          !obj.loose?.length &&
+          obj.facts.every((f) => [...obj.keys!.values()].some((v) => v.facts.includes(f)))
+        )
+          return EMPTY;
         return { facts: obj.facts };
       }
       case "array": {
@@ -421,7 +449,8 @@ export class FunctionInterpreter {
       if ((object.name === "self" || object.name === "cls") && this.fn.cls) return this.fn.cls;
       if (this.s.program.classes.has(object.name)) return object.name;
     }
-    if (object.k === "var" && (object.name === "self" || object.name === "this") && this.fn.cls && this.module.language !== "java") return this.fn.cls;
+    if (object.k === "var" && (object.name === "self" || object.name === "this") && this.fn.cls && this.module.language !== "java")
+      return this.fn.cls;
     return null;
   }
 
@@ -455,10 +484,18 @@ export class FunctionInterpreter {
     if (targets.precise.length) return this.applySummaries(targets.precise, e, receiver, args, env);
 
     const source = this.spec.sources.find((r) => r.call && this.matches(r.call, e, receiver, env));
-    if (source) return { facts: mergeFacts(receiver?.facts.filter((f) => f.origin.kind === "source"), [this.sourceFact(source.id, source.label, source.kind, e.loc)]) };
+    if (source)
+      return {
+        facts: mergeFacts(
+          receiver?.facts.filter((f) => f.origin.kind === "source"),
+          [this.sourceFact(source.id, source.label, source.kind, e.loc)],
+        ),
+      };
     const sanitizer = this.spec.sanitizers.find((r) => this.matches(r.call, e, receiver, env));
-    if (sanitizer) return { facts: sanitized(mergeFacts(...args.map((a) => a.facts), ...[...kwargs.values()].map((a) => a.facts)), sanitizer.cwes) };
-    for (const rule of this.spec.sinks) if (!rule.call.isNew && this.matches(rule.call, e, receiver, env)) this.checkSink(rule, e, receiver, args, kwargs);
+    if (sanitizer)
+      return { facts: sanitized(mergeFacts(...args.map((a) => a.facts), ...[...kwargs.values()].map((a) => a.facts)), sanitizer.cwes) };
+    for (const rule of this.spec.sinks)
+      if (!rule.call.isNew && this.matches(rule.call, e, receiver, env)) this.checkSink(rule, e, receiver, args, kwargs);
     if (targets.loose.length) return this.applySummaries(targets.loose, e, receiver, args, env);
 
     return this.defaultCall(e, receiver, args, kwargs, env);
@@ -474,7 +511,10 @@ export class FunctionInterpreter {
       }
     }
     const argFacts = mergeFacts(...args.map((a) => a.facts), ...[...kwargs.values()].map((a) => a.facts));
-    const putKey = e.receiver && ["put", "set", "setdefault", "setAttribute", "setProperty"].includes(e.callee) && args.length >= 2 ? args[0]?.konst : undefined;
+    const putKey =
+      e.receiver && ["put", "set", "setdefault", "setAttribute", "setProperty"].includes(e.callee) && args.length >= 2
+        ? args[0]?.konst
+        : undefined;
     if (e.receiver && putKey && putKey.v !== null) {
       // A constant key: the entry is replaced, tainted or not.
       this.storeInto(e.receiver, String(putKey.v), { ...(args[1] ?? EMPTY) }, env);
@@ -499,7 +539,8 @@ export class FunctionInterpreter {
     const asCall = { k: "call" as const, callee: e.cls, receiver: null, args: e.args, path: e.cls, loc: e.loc, text: e.text };
     const sanitizer = this.spec.sanitizers.find((r) => r.call.isNew && r.call.names.includes(e.cls));
     if (sanitizer) return { facts: sanitized(mergeFacts(...args.map((a) => a.facts)), sanitizer.cwes), cls: e.cls };
-    for (const rule of this.spec.sinks) if (rule.call.isNew && rule.call.names.includes(e.cls)) this.checkSink(rule, asCall, null, args, new Map());
+    for (const rule of this.spec.sinks)
+      if (rule.call.isNew && rule.call.names.includes(e.cls)) this.checkSink(rule, asCall, null, args, new Map());
     const ctor = this.s.program.methods(e.cls, this.module.language === "python" ? "__init__" : "<init>", false);
     if (ctor.length) this.applySummaries(ctor, asCall, null, args, env);
     const wraps = e.args.filter((a): a is Extract<Expr, { k: "var" }> => a.k === "var" && env.has(a.name)).map((a) => a.name);
@@ -513,7 +554,8 @@ export class FunctionInterpreter {
    */
   private resolve(e: Extract<Expr, { k: "call" }>, env: Env): { precise: FnRef[]; loose: FnRef[] } {
     const p = this.s.program;
-    const arity = (r: FnRef) => r.fn.params.length - this.selfOffset(r) === e.args.length || r.fn.params.length === 0 || e.args.length === 0;
+    const arity = (r: FnRef) =>
+      r.fn.params.length - this.selfOffset(r) === e.args.length || r.fn.params.length === 0 || e.args.length === 0;
     if (!e.receiver) {
       const lambda = env.get(e.callee) ? undefined : p.lambdas.get(e.callee);
       if (lambda) return { precise: [lambda], loose: [] };
@@ -527,9 +569,11 @@ export class FunctionInterpreter {
     }
     const r = e.receiver;
     let cls: string | undefined;
-    if (r.k === "this" || (r.k === "var" && (r.name === "self" || r.name === "this") && this.module.language !== "java")) cls = this.fn.cls ?? undefined;
+    if (r.k === "this" || (r.k === "var" && (r.name === "self" || r.name === "this") && this.module.language !== "java"))
+      cls = this.fn.cls ?? undefined;
     else if (r.k === "new") cls = r.cls;
-    else if (r.k === "var") cls = env.get(r.name)?.cls ?? (!env.has(r.name) && p.classes.has(r.name) ? r.name : undefined) ?? this.paramTypes.get(r.name);
+    else if (r.k === "var")
+      cls = env.get(r.name)?.cls ?? (!env.has(r.name) && p.classes.has(r.name) ? r.name : undefined) ?? this.paramTypes.get(r.name);
     if (cls && p.classes.has(cls)) {
       const found = p.methods(cls, e.callee, true).filter(arity);
       if (found.length) return { precise: found, loose: [] };
@@ -562,19 +606,34 @@ export class FunctionInterpreter {
       const argFor = (param: number | string): Value | undefined =>
         typeof param === "string" ? this.readKey(param, env, e.loc) : param < offset ? (receiver ?? undefined) : args[param - offset];
       const callStep = (param: number | string) =>
-        this.step(e.loc, "call", typeof param === "string" ? `\`${target.fn.name}\` called, reading \`${param.split(/\.|::/).pop()}\`` : `passed to \`${target.fn.name}\` (${target.fn.params[param]?.name ?? `parameter ${param + 1}`})`);
+        this.step(
+          e.loc,
+          "call",
+          typeof param === "string"
+            ? `\`${target.fn.name}\` called, reading \`${param.split(/\.|::/).pop()}\``
+            : `passed to \`${target.fn.name}\` (${target.fn.params[param]?.name ?? `parameter ${param + 1}`})`,
+        );
       for (const sink of summary.sinks) {
         const arg = argFor(sink.param);
         for (const fact of arg?.facts ?? []) {
           if (fact.clean.has(sink.rule.cwe)) continue;
-          this.report({ ...appendSteps(fact, [callStep(sink.param)]), steps: [...fact.steps, callStep(sink.param)] }, sink.rule, sink.file, sink.loc, sink.steps);
+          this.report(
+            { ...appendSteps(fact, [callStep(sink.param)]), steps: [...fact.steps, callStep(sink.param)] },
+            sink.rule,
+            sink.file,
+            sink.loc,
+            sink.steps,
+          );
         }
       }
       for (const write of summary.fieldWrites) {
         for (const f of write.facts) {
           const param = f.origin.kind === "param" ? f.origin.index : f.origin.kind === "field" ? f.origin.key : null;
           if (param === null) continue;
-          const stored = (argFor(param)?.facts ?? []).map((a) => ({ ...appendSteps(a, [callStep(param), ...f.steps.slice(1)]), clean: new Set([...a.clean, ...f.clean]) }));
+          const stored = (argFor(param)?.facts ?? []).map((a) => ({
+            ...appendSteps(a, [callStep(param), ...f.steps.slice(1)]),
+            clean: new Set([...a.clean, ...f.clean]),
+          }));
           if (stored.length) this.storeField(write.key, stored);
         }
       }
@@ -583,7 +642,8 @@ export class FunctionInterpreter {
         if (f.origin.kind === "source") facts.push(appendSteps(f, [this.step(e.loc, "return", `returned by \`${target.fn.name}\``)]));
         else {
           const param = f.origin.kind === "param" ? f.origin.index : f.origin.key;
-          for (const a of argFor(param)?.facts ?? []) facts.push({ ...appendSteps(a, [callStep(param), ...f.steps.slice(1)]), clean: new Set([...a.clean, ...f.clean]) });
+          for (const a of argFor(param)?.facts ?? [])
+            facts.push({ ...appendSteps(a, [callStep(param), ...f.steps.slice(1)]), clean: new Set([...a.clean, ...f.clean]) });
         }
       }
       out = join(out, { facts: mergeFacts(facts), ...(summary.ret.konst ? { konst: summary.ret.konst } : {}) });
@@ -592,7 +652,13 @@ export class FunctionInterpreter {
     return out ?? EMPTY;
   }
 
-  private checkSink(rule: SinkRule, e: Extract<Expr, { k: "call" }>, receiver: Value | null, args: Value[], kwargs: Map<string, Value>): void {
+  private checkSink(
+    rule: SinkRule,
+    e: Extract<Expr, { k: "call" }>,
+    receiver: Value | null,
+    args: Value[],
+    kwargs: Map<string, Value>,
+  ): void {
     if (rule.requireKwarg) {
       const kv = kwargs.get(rule.requireKwarg.name);
       const on = kv?.konst ? truthyConst(kv.konst.v) : kv !== undefined;
@@ -601,19 +667,23 @@ export class FunctionInterpreter {
     const which = rule.args ?? [0];
     const values: Value[] = [];
     if (which === "all") values.push(...args, ...kwargs.values());
-    else for (const w of which) {
-      const v = typeof w === "number" ? args[w] : kwargs.get(w);
-      if (v) values.push(v);
-    }
+    else
+      for (const w of which) {
+        const v = typeof w === "number" ? args[w] : kwargs.get(w);
+        if (v) values.push(v);
+      }
     if (rule.receiver && receiver) values.push(receiver);
-    for (const v of values) for (const fact of v.facts) if (!fact.clean.has(rule.cwe)) this.report(fact, rule, this.module.file, e.loc, [this.step(e.loc, "sink", rule.title)]);
+    for (const v of values)
+      for (const fact of v.facts)
+        if (!fact.clean.has(rule.cwe)) this.report(fact, rule, this.module.file, e.loc, [this.step(e.loc, "sink", rule.title)]);
   }
 
   private checkFieldSink(name: string, value: Value, loc: Loc): void {
     for (const rule of this.spec.fieldSinks ?? []) {
       if (!rule.field.test(name)) continue;
       const asSink: SinkRule = { ...rule, call: { names: [name] } };
-      for (const fact of value.facts) if (!fact.clean.has(rule.cwe)) this.report(fact, asSink, this.module.file, loc, [this.step(loc, "sink", rule.title)]);
+      for (const fact of value.facts)
+        if (!fact.clean.has(rule.cwe)) this.report(fact, asSink, this.module.file, loc, [this.step(loc, "sink", rule.title)]);
     }
   }
 
@@ -634,7 +704,13 @@ export class FunctionInterpreter {
     if (p.path && !(e.path !== undefined && p.path.test(e.path))) return false;
     if (p.receiver) {
       const r = e.receiver;
-      const texts = [r ? chainPath(r) : undefined, receiver?.via, receiver?.cls, r?.k === "var" ? this.paramTypes.get(r.name) : undefined, r?.k === "call" ? r.text : undefined];
+      const texts = [
+        r ? chainPath(r) : undefined,
+        receiver?.via,
+        receiver?.cls,
+        r?.k === "var" ? this.paramTypes.get(r.name) : undefined,
+        r?.k === "call" ? r.text : undefined,
+      ];
       if (!texts.some((t) => t !== undefined && p.receiver!.test(t))) return false;
     }
     void env;
@@ -646,7 +722,11 @@ export class FunctionInterpreter {
   }
 
   private sourceFact(rule: string, label: string, kind: "remote" | "local", loc: Loc): Fact {
-    return { origin: { kind: "source", rule, label, sourceKind: kind, at: `${this.module.file}:${loc.line}:${loc.column}` }, steps: [this.step(loc, "source", label)], clean: new Set() };
+    return {
+      origin: { kind: "source", rule, label, sourceKind: kind, at: `${this.module.file}:${loc.line}:${loc.column}` },
+      steps: [this.step(loc, "source", label)],
+      clean: new Set(),
+    };
   }
 
   private step(at: Loc, kind: TraceStep["kind"], label: string): TraceStep {

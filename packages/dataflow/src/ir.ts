@@ -80,7 +80,16 @@ export type Stmt =
    * instead, so the engine can fold it). For-each: `each` binds target to the elements of
    * `iterable` (taint of the iterable flows to the target).
    */
-  | { k: "loop"; kind: "while" | "do" | "for" | "foreach"; test: Expr | null; init: Stmt[]; update: Stmt[]; body: Stmt[]; each?: { target: LValue; iterable: Expr }; loc: Loc }
+  | {
+      k: "loop";
+      kind: "while" | "do" | "for" | "foreach";
+      test: Expr | null;
+      init: Stmt[];
+      update: Stmt[];
+      body: Stmt[];
+      each?: { target: LValue; iterable: Expr };
+      loc: Loc;
+    }
   /** `values` null is the default case. Bodies fall through to the next case unless they end in break. */
   | { k: "switch"; test: Expr; cases: { values: Expr[] | null; body: Stmt[] }[]; loc: Loc }
   | { k: "try"; body: Stmt[]; handlers: { param: string | null; body: Stmt[] }[]; finally: Stmt[]; loc: Loc }

@@ -255,16 +255,36 @@ const SOURCES: readonly { rule: string; expr: string; kind: "remote" | "local"; 
   { rule: "servlet-header", expr: `request.getHeader("User-Agent")`, kind: "remote", label: "HTTP request header" },
   { rule: "servlet-cookie", expr: `request.getCookies()[0].getValue()`, kind: "remote", label: "HTTP cookie" },
   { rule: "servlet-body", expr: `new String(request.getInputStream().readAllBytes())`, kind: "remote", label: "HTTP request body" },
-  { rule: "stream-line", setup: `BufferedReader in = new BufferedReader(new FileReader("/etc/app/users.txt"));`, expr: `in.readLine()`, kind: "local", label: "line read from a stream (socket, console, file or URL)" },
+  {
+    rule: "stream-line",
+    setup: `BufferedReader in = new BufferedReader(new FileReader("/etc/app/users.txt"));`,
+    expr: `in.readLine()`,
+    kind: "local",
+    label: "line read from a stream (socket, console, file or URL)",
+  },
   { rule: "env", expr: `System.getenv("DEFAULT_USER")`, kind: "local", label: "environment variable" },
   { rule: "system-property", expr: `System.getProperty("user.name")`, kind: "local", label: "system property" },
-  { rule: "properties-file", setup: `Properties props = new Properties();`, expr: `props.getProperty("default.user")`, kind: "local", label: "value from a properties file" },
-  { rule: "jdbc-result", setup: `ResultSet rs = stmt.executeQuery("SELECT name FROM users");`, expr: `rs.getString("name")`, kind: "local", label: "database value" },
+  {
+    rule: "properties-file",
+    setup: `Properties props = new Properties();`,
+    expr: `props.getProperty("default.user")`,
+    kind: "local",
+    label: "value from a properties file",
+  },
+  {
+    rule: "jdbc-result",
+    setup: `ResultSet rs = stmt.executeQuery("SELECT name FROM users");`,
+    expr: `rs.getString("name")`,
+    kind: "local",
+    label: "database value",
+  },
 ];
 
 describe.each(SOURCES)("source $rule", ({ expr, kind, label, setup }) => {
   it(`gives a ${kind} finding starting at the source`, () => {
-    const main = servlet(`${setup ?? ""}\nString name = ${expr}; // SOURCE\nstmt.executeQuery("SELECT * FROM users WHERE name = '" + name + "'"); // SINK`);
+    const main = servlet(
+      `${setup ?? ""}\nString name = ${expr}; // SOURCE\nstmt.executeQuery("SELECT * FROM users WHERE name = '" + name + "'"); // SINK`,
+    );
     const findings = scan({ [MAIN]: main });
     expect(places(findings)).toEqual([{ ...SQL, file: MAIN, line: lineOf(main, "// SINK") }]);
     expect(findings[0]?.dataflow?.source_kind).toBe(kind);
@@ -789,8 +809,16 @@ twins("cross-file call", [
   },
   {
     name: "instance held in a local variable",
-    vuln: { [MAIN]: servlet(`CommandRunner runner = new CommandRunner();\nrunner.ping(request.getParameter("host"));`), [RUNNER]: RUNNER_SRC },
-    safe: { [MAIN]: servlet(`CommandRunner runner = new CommandRunner();\nString host = request.getParameter("host");\nrunner.ping("localhost");`), [RUNNER]: RUNNER_SRC },
+    vuln: {
+      [MAIN]: servlet(`CommandRunner runner = new CommandRunner();\nrunner.ping(request.getParameter("host"));`),
+      [RUNNER]: RUNNER_SRC,
+    },
+    safe: {
+      [MAIN]: servlet(
+        `CommandRunner runner = new CommandRunner();\nString host = request.getParameter("host");\nrunner.ping("localhost");`,
+      ),
+      [RUNNER]: RUNNER_SRC,
+    },
     expect: COMMAND,
   },
   {
@@ -827,7 +855,9 @@ twins("cross-file call on an injected field", [
     },
     safe: {
       [MAIN]: servlet(`userDao.update(request.getParameter("name"));`, `private final UserDao userDao = new UserDao();`),
-      [DAO]: userDao(`PreparedStatement ps = conn.prepareStatement("UPDATE users SET seen = 1 WHERE name = ?"); ps.setString(1, name); ps.executeUpdate(); // SINK`),
+      [DAO]: userDao(
+        `PreparedStatement ps = conn.prepareStatement("UPDATE users SET seen = 1 WHERE name = ?"); ps.setString(1, name); ps.executeUpdate(); // SINK`,
+      ),
     },
   },
 ]);
@@ -837,7 +867,8 @@ function layers(depth: number, arg: string): Files {
   const files: Record<string, string> = { [MAIN]: servlet(`String host = request.getParameter("host");\nnew Layer1().handle(${arg});`) };
   for (let i = 1; i <= depth; i++) {
     const body = i === depth ? `Runtime.getRuntime().exec("ping -c 1 " + host); // SINK` : `new Layer${i + 1}().handle(host);`;
-    files[`${PKG}/Layer${i}.java`] = `package com.example.web;\n\npublic class Layer${i} {\n  public void handle(String host) throws java.io.IOException {\n    ${body}\n  }\n}\n`;
+    files[`${PKG}/Layer${i}.java`] =
+      `package com.example.web;\n\npublic class Layer${i} {\n  public void handle(String host) throws java.io.IOException {\n    ${body}\n  }\n}\n`;
   }
   return files;
 }
@@ -918,22 +949,37 @@ const FORM_SRC = dedent(`
 twins("fields of another object", [
   {
     name: "setter, then a method reading the field",
-    vuln: { [MAIN]: servlet(`UserQuery q = new UserQuery(conn);\nq.setNameFilter(request.getParameter("name"));\nq.run();`), [QUERY_OBJ]: QUERY_OBJ_SRC },
-    safe: { [MAIN]: servlet(`String name = request.getParameter("name");\nUserQuery q = new UserQuery(conn);\nq.setNameFilter("guest");\nq.run();`), [QUERY_OBJ]: QUERY_OBJ_SRC },
+    vuln: {
+      [MAIN]: servlet(`UserQuery q = new UserQuery(conn);\nq.setNameFilter(request.getParameter("name"));\nq.run();`),
+      [QUERY_OBJ]: QUERY_OBJ_SRC,
+    },
+    safe: {
+      [MAIN]: servlet(
+        `String name = request.getParameter("name");\nUserQuery q = new UserQuery(conn);\nq.setNameFilter("guest");\nq.run();`,
+      ),
+      [QUERY_OBJ]: QUERY_OBJ_SRC,
+    },
   },
   {
     name: "constructor argument stored in a field",
     vuln: { [MAIN]: servlet(`new UserQuery(conn, request.getParameter("name")).run();`), [QUERY_OBJ]: QUERY_OBJ_SRC },
-    safe: { [MAIN]: servlet(`String name = request.getParameter("name");\nnew UserQuery(conn, "guest").run();`), [QUERY_OBJ]: QUERY_OBJ_SRC },
+    safe: {
+      [MAIN]: servlet(`String name = request.getParameter("name");\nnew UserQuery(conn, "guest").run();`),
+      [QUERY_OBJ]: QUERY_OBJ_SRC,
+    },
   },
   {
     name: "public field written by the caller, read back through a getter",
     vuln: {
-      [MAIN]: servlet(`UserForm form = new UserForm();\nform.name = request.getParameter("name");\nstmt.executeQuery("SELECT * FROM users WHERE name = '" + form.getName() + "'"); // SINK`),
+      [MAIN]: servlet(
+        `UserForm form = new UserForm();\nform.name = request.getParameter("name");\nstmt.executeQuery("SELECT * FROM users WHERE name = '" + form.getName() + "'"); // SINK`,
+      ),
       [FORM]: FORM_SRC,
     },
     safe: {
-      [MAIN]: servlet(`String name = request.getParameter("name");\nUserForm form = new UserForm();\nform.name = "guest";\nstmt.executeQuery("SELECT * FROM users WHERE name = '" + form.getName() + "'"); // SINK`),
+      [MAIN]: servlet(
+        `String name = request.getParameter("name");\nUserForm form = new UserForm();\nform.name = "guest";\nstmt.executeQuery("SELECT * FROM users WHERE name = '" + form.getName() + "'"); // SINK`,
+      ),
       [FORM]: FORM_SRC,
     },
     bug: {
@@ -1023,8 +1069,14 @@ twins("constants", [
   },
   {
     name: "a field written elsewhere is not a constant",
-    vuln: inServlet(`${SOURCE}\nif (legacyMode) {\n  ${QUERY}\n}`, `private boolean legacyMode = false;\n\npublic void enableLegacy() {\n  legacyMode = true;\n}`),
-    safe: inServlet(`${SOURCE}\nif (legacyMode) {\n  stmt.executeQuery("SELECT * FROM users"); // SINK\n}`, `private boolean legacyMode = false;\n\npublic void enableLegacy() {\n  legacyMode = true;\n}`),
+    vuln: inServlet(
+      `${SOURCE}\nif (legacyMode) {\n  ${QUERY}\n}`,
+      `private boolean legacyMode = false;\n\npublic void enableLegacy() {\n  legacyMode = true;\n}`,
+    ),
+    safe: inServlet(
+      `${SOURCE}\nif (legacyMode) {\n  stmt.executeQuery("SELECT * FROM users"); // SINK\n}`,
+      `private boolean legacyMode = false;\n\npublic void enableLegacy() {\n  legacyMode = true;\n}`,
+    ),
   },
   {
     name: "a field written through another reference is not a constant",
@@ -1054,8 +1106,12 @@ twins("constants", [
   },
   {
     name: "for (int i = 0; i < 1; i++) assigning the data (Juliet shape)",
-    vuln: inServlet(`String name = null;\nfor (int i = 0; i < 1; i++) {\n  name = request.getParameter("name");\n}\nfor (int j = 0; j < 1; j++) {\n  ${QUERY}\n}`),
-    safe: inServlet(`String name = null;\nfor (int i = 0; i < 1; i++) {\n  name = "guest";\n}\nfor (int j = 0; j < 1; j++) {\n  ${QUERY}\n}`),
+    vuln: inServlet(
+      `String name = null;\nfor (int i = 0; i < 1; i++) {\n  name = request.getParameter("name");\n}\nfor (int j = 0; j < 1; j++) {\n  ${QUERY}\n}`,
+    ),
+    safe: inServlet(
+      `String name = null;\nfor (int i = 0; i < 1; i++) {\n  name = "guest";\n}\nfor (int j = 0; j < 1; j++) {\n  ${QUERY}\n}`,
+    ),
   },
   {
     name: "for (int i = 0; i < 1; i++) overwriting tainted data",
@@ -1074,8 +1130,12 @@ twins("constants", [
   },
   {
     name: "switch fall-through from the selected case",
-    vuln: inServlet(`${SOURCE}\nswitch (2) {\n  case 1:\n    name = "guest";\n  case 2:\n    ${QUERY}\n    break;\n  default:\n    break;\n}`),
-    safe: inServlet(`${SOURCE}\nswitch (1) {\n  case 1:\n    name = "guest";\n  case 2:\n    ${QUERY}\n    break;\n  default:\n    break;\n}`),
+    vuln: inServlet(
+      `${SOURCE}\nswitch (2) {\n  case 1:\n    name = "guest";\n  case 2:\n    ${QUERY}\n    break;\n  default:\n    break;\n}`,
+    ),
+    safe: inServlet(
+      `${SOURCE}\nswitch (1) {\n  case 1:\n    name = "guest";\n  case 2:\n    ${QUERY}\n    break;\n  default:\n    break;\n}`,
+    ),
   },
   {
     name: "arrow switch on a constant",
@@ -1099,8 +1159,12 @@ twins("constants", [
   },
   {
     name: "switch on a local holding a constant",
-    vuln: inServlet(`${SOURCE}\nint mode = 2;\nswitch (mode) {\n  case 1:\n    name = "guest";\n    break;\n  case 2:\n    name = name.trim();\n    break;\n}\n${QUERY}`),
-    safe: inServlet(`${SOURCE}\nint mode = 1;\nswitch (mode) {\n  case 1:\n    name = "guest";\n    break;\n  case 2:\n    name = name.trim();\n    break;\n}\n${QUERY}`),
+    vuln: inServlet(
+      `${SOURCE}\nint mode = 2;\nswitch (mode) {\n  case 1:\n    name = "guest";\n    break;\n  case 2:\n    name = name.trim();\n    break;\n}\n${QUERY}`,
+    ),
+    safe: inServlet(
+      `${SOURCE}\nint mode = 1;\nswitch (mode) {\n  case 1:\n    name = "guest";\n    break;\n  case 2:\n    name = name.trim();\n    break;\n}\n${QUERY}`,
+    ),
   },
 ]);
 
@@ -1110,7 +1174,11 @@ twins("constants", [
 const NUMERIC_SINKS: readonly { name: string; stmt: string; expect: { rule: string; cwe: string } }[] = [
   { name: "SQL", stmt: `stmt.executeQuery("SELECT * FROM users WHERE id = " + value); // SINK`, expect: SQL },
   { name: "command", stmt: `Runtime.getRuntime().exec("kill -9 " + value); // SINK`, expect: COMMAND },
-  { name: "path", stmt: `new File("/var/reports/" + value + ".pdf").delete(); // SINK`, expect: { rule: "java-taint-path", cwe: "CWE-22" } },
+  {
+    name: "path",
+    stmt: `new File("/var/reports/" + value + ".pdf").delete(); // SINK`,
+    expect: { rule: "java-taint-path", cwe: "CWE-22" },
+  },
   { name: "header", stmt: `response.setHeader("X-User-Id", "" + value); // SINK`, expect: HEADER },
   { name: "XSS", stmt: `response.getWriter().println("<p>" + value + "</p>"); // SINK`, expect: { rule: "java-taint-xss", cwe: "CWE-79" } },
 ];
@@ -1179,7 +1247,9 @@ twins("sanitizer scope", [
 
 describe("URLEncoder.encode does not clean for path traversal", () => {
   it("still reports new File(URLEncoder.encode(…))", () => {
-    const files = inServlet(`String report = request.getParameter("report");\nnew File("/var/reports", URLEncoder.encode(report, "UTF-8")).delete(); // SINK`);
+    const files = inServlet(
+      `String report = request.getParameter("report");\nnew File("/var/reports", URLEncoder.encode(report, "UTF-8")).delete(); // SINK`,
+    );
     expect(places(scan(files))).toEqual([{ rule: "java-taint-path", cwe: "CWE-22", ...sinkPlace(files) }]);
   });
 });
@@ -1205,13 +1275,23 @@ twins("PreparedStatement", [
 
 const SINKS: readonly { rule: string; cwe: string; stmt: string; setup?: string }[] = [
   { rule: "java-taint-sql", cwe: "CWE-89", stmt: `stmt.executeUpdate("DELETE FROM sessions WHERE token = '" + data + "'"); // SINK` },
-  { rule: "java-taint-sql-template", cwe: "CWE-89", setup: `org.springframework.jdbc.core.JdbcTemplate jdbc = new org.springframework.jdbc.core.JdbcTemplate();`, stmt: `jdbc.update("DELETE FROM sessions WHERE token = '" + data + "'"); // SINK` },
+  {
+    rule: "java-taint-sql-template",
+    cwe: "CWE-89",
+    setup: `org.springframework.jdbc.core.JdbcTemplate jdbc = new org.springframework.jdbc.core.JdbcTemplate();`,
+    stmt: `jdbc.update("DELETE FROM sessions WHERE token = '" + data + "'"); // SINK`,
+  },
   { rule: "java-taint-command", cwe: "CWE-78", stmt: `Runtime.getRuntime().exec("nslookup " + data); // SINK` },
   { rule: "java-taint-command-builder", cwe: "CWE-78", stmt: `new ProcessBuilder("sh", "-c", "nslookup " + data).start(); // SINK` },
   { rule: "java-taint-path", cwe: "CWE-22", stmt: `FileInputStream in = new FileInputStream("/var/uploads/" + data); // SINK` },
   { rule: "java-taint-path-nio", cwe: "CWE-22", stmt: `byte[] bytes = Files.readAllBytes(Paths.get("/var/uploads", data)); // SINK` },
   { rule: "java-taint-xss", cwe: "CWE-79", stmt: `response.getWriter().println("<h1>Hello " + data + "</h1>"); // SINK` },
-  { rule: "java-taint-xss", cwe: "CWE-79", setup: `PrintWriter out = response.getWriter();`, stmt: `out.print("<h1>Hello " + data + "</h1>"); // SINK` },
+  {
+    rule: "java-taint-xss",
+    cwe: "CWE-79",
+    setup: `PrintWriter out = response.getWriter();`,
+    stmt: `out.print("<h1>Hello " + data + "</h1>"); // SINK`,
+  },
   { rule: "java-taint-xss-error", cwe: "CWE-81", stmt: `response.sendError(404, "No such user: " + data); // SINK` },
   {
     rule: "java-taint-ldap",
@@ -1232,7 +1312,12 @@ const SINKS: readonly { rule: string; cwe: string; stmt: string; setup?: string 
   { rule: "java-taint-reflection", cwe: "CWE-470", stmt: `Class<?> handler = Class.forName("com.example.handlers." + data); // SINK` },
   { rule: "java-taint-format", cwe: "CWE-134", stmt: `String message = String.format(data, "admin"); // SINK` },
   { rule: "java-taint-trust-boundary", cwe: "CWE-501", stmt: `request.getSession().setAttribute("user", data); // SINK` },
-  { rule: "java-taint-trust-boundary", cwe: "CWE-501", setup: `HttpSession session = request.getSession(true);`, stmt: `session.setAttribute("user", data); // SINK` },
+  {
+    rule: "java-taint-trust-boundary",
+    cwe: "CWE-501",
+    setup: `HttpSession session = request.getSession(true);`,
+    stmt: `session.setAttribute("user", data); // SINK`,
+  },
   { rule: "java-taint-ssrf", cwe: "CWE-918", stmt: `InputStream remote = new URL(data).openStream(); // SINK` },
 ];
 
@@ -1570,9 +1655,9 @@ const ODD_INPUTS: readonly [string, string][] = [
   ["empty file", ""],
   ["only whitespace and comments", "\n\n  // nothing here\n/* nor here */\n"],
   ["only a package declaration", "package com.example;\n"],
-  ["unterminated class", "public class Broken {\n  void f() {\n    String s = request.getParameter(\"x\");\n"],
+  ["unterminated class", 'public class Broken {\n  void f() {\n    String s = request.getParameter("x");\n'],
   ["garbage", "}}}{{{ ;;; @@@ class class ( ) -> :: <<>>"],
-  ["syntax error inside a method", "class A { void f( { int x = ; stmt.executeQuery(\"a\" + ); } }"],
+  ["syntax error inside a method", 'class A { void f( { int x = ; stmt.executeQuery("a" + ); } }'],
   ["unbalanced string", 'class A { String s = "abc; void f() {} }'],
   [
     "generics",
@@ -1707,15 +1792,23 @@ describe("lowerJava on odd input", () => {
   it("lowers nested and local classes, initialisers and lambdas as their own units", () => {
     const source = ODD_INPUTS.find(([n]) => n.startsWith("nested"))?.[1] ?? "";
     const module = lowerJava("Outer.java", source);
-    expect(module.classes.map((c) => c.name)).toEqual(expect.arrayContaining(["Outer", "Nested", "Inner", "Color", "Point", "Shape", "Local"]));
+    expect(module.classes.map((c) => c.name)).toEqual(
+      expect.arrayContaining(["Outer", "Nested", "Inner", "Color", "Point", "Shape", "Local"]),
+    );
     expect(module.functions.filter((f) => f.name === "<clinit>").length).toBeGreaterThanOrEqual(2);
-    const lambdas = lowerJava("L.java", ODD_INPUTS.find(([n]) => n.startsWith("lambdas"))?.[1] ?? "").functions.filter((f) => f.name.startsWith("<lambda"));
+    const lambdas = lowerJava("L.java", ODD_INPUTS.find(([n]) => n.startsWith("lambdas"))?.[1] ?? "").functions.filter((f) =>
+      f.name.startsWith("<lambda"),
+    );
     expect(lambdas.length).toBeGreaterThanOrEqual(5);
   });
 
   it("keeps imports by simple name and drops wildcard imports", () => {
-    const module = lowerJava(MAIN, servlet("stmt.execute(\"SELECT 1\");"));
-    expect(module.imports).toMatchObject({ URLEncoder: "java.net.URLEncoder", Paths: "java.nio.file.Paths", InputSource: "org.xml.sax.InputSource" });
+    const module = lowerJava(MAIN, servlet('stmt.execute("SELECT 1");'));
+    expect(module.imports).toMatchObject({
+      URLEncoder: "java.net.URLEncoder",
+      Paths: "java.nio.file.Paths",
+      InputSource: "org.xml.sax.InputSource",
+    });
     expect(Object.keys(module.imports)).not.toContain("*");
   });
 

@@ -9,133 +9,338 @@ const REQUEST = /^(request|req|httpRequest|servletRequest|HttpServletRequest|Ser
 const WRITER = /getWriter\(\)|getOutputStream\(\)|^(ServletOutputStream|JspWriter)$/;
 const SESSION = /session|getSession\(|^HttpSession$/i;
 
-function sink(id: string, cwe: string, title: string, call: SinkRule["call"], extra: Partial<SinkRule> & { message: string; remediation: string }): SinkRule {
+function sink(
+  id: string,
+  cwe: string,
+  title: string,
+  call: SinkRule["call"],
+  extra: Partial<SinkRule> & { message: string; remediation: string },
+): SinkRule {
   return { id: `java-taint-${id}`, cwe, title, call, severity: "HIGH", ...extra };
 }
 
 export const JAVA_SPEC: LanguageSpec = {
   language: "java",
   sources: [
-    { id: "servlet-parameter", call: { names: ["getParameter", "getParameterValues", "getParameterMap", "getParameterNames"] }, kind: "remote", label: "HTTP request parameter" },
-    { id: "servlet-query", call: { names: ["getQueryString", "getRequestURI", "getRequestURL", "getPathInfo", "getServletPath"], receiver: REQUEST }, kind: "remote", label: "HTTP request URL" },
-    { id: "servlet-header", call: { names: ["getHeader", "getHeaders", "getHeaderNames"], receiver: REQUEST }, kind: "remote", label: "HTTP request header" },
+    {
+      id: "servlet-parameter",
+      call: { names: ["getParameter", "getParameterValues", "getParameterMap", "getParameterNames"] },
+      kind: "remote",
+      label: "HTTP request parameter",
+    },
+    {
+      id: "servlet-query",
+      call: { names: ["getQueryString", "getRequestURI", "getRequestURL", "getPathInfo", "getServletPath"], receiver: REQUEST },
+      kind: "remote",
+      label: "HTTP request URL",
+    },
+    {
+      id: "servlet-header",
+      call: { names: ["getHeader", "getHeaders", "getHeaderNames"], receiver: REQUEST },
+      kind: "remote",
+      label: "HTTP request header",
+    },
     { id: "servlet-cookie", call: { names: ["getCookies"] }, kind: "remote", label: "HTTP cookie" },
     { id: "servlet-body", call: { names: ["getInputStream", "getReader"], receiver: REQUEST }, kind: "remote", label: "HTTP request body" },
     { id: "stream-line", call: { names: ["readLine"] }, kind: "local", label: "line read from a stream (socket, console, file or URL)" },
     { id: "env", call: { names: ["getenv"], path: /^System\.getenv$/ }, kind: "local", label: "environment variable" },
     { id: "system-property", call: { names: ["getProperty"], path: /^System\.getProperty$/ }, kind: "local", label: "system property" },
     { id: "properties-file", call: { names: ["getProperty"], receiver: /propert/i }, kind: "local", label: "value from a properties file" },
-    { id: "jdbc-result", call: { names: ["getString", "getNString", "getObject"], receiver: /result|^rs$|ResultSet/i }, kind: "local", label: "database value" },
+    {
+      id: "jdbc-result",
+      call: { names: ["getString", "getNString", "getObject"], receiver: /result|^rs$|ResultSet/i },
+      kind: "local",
+      label: "database value",
+    },
   ],
   sinks: [
-    sink("sql", "CWE-89", "SQL injection", { names: ["execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "addBatch", "prepareStatement", "prepareCall", "createQuery", "createNativeQuery", "nativeQuery"] }, {
-      message: "Untrusted data is built into an SQL statement.",
-      remediation: "Use a PreparedStatement with `?` placeholders and bind the value with setString/setInt; never concatenate input into SQL.",
-      args: [0],
-    }),
-    sink("sql-template", "CWE-89", "SQL injection", { names: ["query", "queryForList", "queryForObject", "queryForMap", "queryForRowSet", "update", "batchUpdate"], receiver: /jdbc|template/i }, {
-      message: "Untrusted data is built into an SQL statement.",
-      remediation: "Pass values as arguments for `?` placeholders (`jdbc.query(\"… where name = ?\", mapper, name)`); never concatenate input into SQL.",
-      args: [0],
-    }),
-    sink("command", "CWE-78", "OS command injection", { names: ["exec"] }, {
-      message: "Untrusted data reaches an operating-system command.",
-      remediation: "Do not build commands from input; call the program with a fixed argument array and validate each argument against an allowlist.",
-      args: "all",
-    }),
-    sink("command-builder", "CWE-78", "OS command injection", { names: ["ProcessBuilder"], isNew: true }, {
-      message: "Untrusted data reaches an operating-system command.",
-      remediation: "Do not build commands from input; use a fixed program and validate each argument against an allowlist.",
-      args: "all",
-    }),
-    sink("path", "CWE-22", "Path traversal", { names: ["File", "FileInputStream", "FileOutputStream", "FileReader", "FileWriter", "RandomAccessFile", "PrintWriter"], isNew: true }, {
-      message: "Untrusted data is used as a file path.",
-      remediation: "Resolve the path against a fixed base directory, normalise it and check that it stays inside; or map input to an allowlist of names.",
-      args: "all",
-      severity: "HIGH",
-    }),
-    sink("path-nio", "CWE-22", "Path traversal", { names: ["get", "of"], path: /^(Paths\.get|Path\.of)$/ }, {
-      message: "Untrusted data is used as a file path.",
-      remediation: "Resolve the path against a fixed base directory, normalise it and check that it stays inside.",
-      args: "all",
-    }),
-    sink("xss", "CWE-79", "Cross-site scripting", { names: ["println", "print", "write", "append", "format", "printf"], receiver: WRITER }, {
-      message: "Untrusted data is written into an HTML response without encoding.",
-      remediation: "Encode for the HTML context (OWASP Java Encoder `Encode.forHtml`, or a templating engine that escapes by default).",
-      args: "all",
-    }),
-    sink("xss-error", "CWE-81", "Cross-site scripting in an error page", { names: ["sendError"] }, {
-      message: "Untrusted data is written into an error page.",
-      remediation: "Do not echo input in error messages; or encode it for HTML.",
-      args: [1],
-    }),
-    sink("ldap", "CWE-90", "LDAP injection", { names: ["search"], receiver: /ctx|context|dir|ldap/i }, {
-      message: "Untrusted data is built into an LDAP query.",
-      remediation: "Escape the value for LDAP filters (RFC 4515) or use a parameterised filter (`search(base, \"(cn={0})\", new Object[]{value}, …)`).",
-      args: [0, 1],
-    }),
-    sink("xpath", "CWE-643", "XPath injection", { names: ["evaluate", "compile"], receiver: /xpath/i }, {
-      message: "Untrusted data is built into an XPath expression.",
-      remediation: "Use XPath variables (XPathVariableResolver) instead of concatenating input, or validate it against an allowlist.",
-      args: [0],
-    }),
-    sink("header", "CWE-113", "HTTP response splitting", { names: ["addHeader", "setHeader"] }, {
-      message: "Untrusted data is written into an HTTP response header.",
-      remediation: "Reject or encode CR and LF in header values (URLEncoder.encode for values that are URLs or parameters).",
-      args: [0, 1],
-      severity: "MEDIUM",
-    }),
-    sink("cookie", "CWE-113", "HTTP response splitting", { names: ["Cookie"], isNew: true }, {
-      message: "Untrusted data is written into a cookie.",
-      remediation: "Encode the cookie value (URLEncoder.encode) and validate it.",
-      args: [1],
-      severity: "MEDIUM",
-    }),
-    sink("redirect", "CWE-601", "Open redirect", { names: ["sendRedirect"] }, {
-      message: "Untrusted data decides where the user is redirected.",
-      remediation: "Redirect only to relative paths or to an allowlist of destinations.",
-      args: [0],
-      severity: "MEDIUM",
-    }),
-    sink("config", "CWE-15", "External control of a configuration setting", { names: ["setCatalog", "setSchema"] }, {
-      message: "Untrusted data changes a database connection setting.",
-      remediation: "Choose the catalog from a fixed allowlist.",
-      args: [0],
-      severity: "MEDIUM",
-    }),
-    sink("reflection", "CWE-470", "Unsafe reflection", { names: ["forName", "loadClass"] }, {
-      message: "Untrusted data selects a class to load.",
-      remediation: "Map input to an allowlist of classes instead of loading a class by name.",
-      args: [0],
-    }),
-    sink("format", "CWE-134", "Externally controlled format string", { names: ["format", "printf"] }, {
-      message: "Untrusted data is used as a format string.",
-      remediation: "Use a constant format string and pass the data as an argument (`String.format(\"%s\", data)`).",
-      args: [0],
-      severity: "MEDIUM",
-    }),
-    sink("trust-boundary", "CWE-501", "Trust boundary violation", { names: ["setAttribute", "putValue"], receiver: SESSION }, {
-      message: "Untrusted data is stored in the session next to trusted data.",
-      remediation: "Validate the data before storing it in the session, or keep untrusted data out of it.",
-      args: [1],
-      severity: "MEDIUM",
-    }),
-    sink("ssrf", "CWE-918", "Server-side request forgery", { names: ["URL", "URI"], isNew: true }, {
-      message: "Untrusted data decides which URL the server requests.",
-      remediation: "Allow only known hosts and schemes; resolve and reject internal addresses.",
-      args: [0],
-      severity: "MEDIUM",
-    }),
+    sink(
+      "sql",
+      "CWE-89",
+      "SQL injection",
+      {
+        names: [
+          "execute",
+          "executeQuery",
+          "executeUpdate",
+          "executeLargeUpdate",
+          "addBatch",
+          "prepareStatement",
+          "prepareCall",
+          "createQuery",
+          "createNativeQuery",
+          "nativeQuery",
+        ],
+      },
+      {
+        message: "Untrusted data is built into an SQL statement.",
+        remediation:
+          "Use a PreparedStatement with `?` placeholders and bind the value with setString/setInt; never concatenate input into SQL.",
+        args: [0],
+      },
+    ),
+    sink(
+      "sql-template",
+      "CWE-89",
+      "SQL injection",
+      {
+        names: ["query", "queryForList", "queryForObject", "queryForMap", "queryForRowSet", "update", "batchUpdate"],
+        receiver: /jdbc|template/i,
+      },
+      {
+        message: "Untrusted data is built into an SQL statement.",
+        remediation:
+          'Pass values as arguments for `?` placeholders (`jdbc.query("… where name = ?", mapper, name)`); never concatenate input into SQL.',
+        args: [0],
+      },
+    ),
+    sink(
+      "command",
+      "CWE-78",
+      "OS command injection",
+      { names: ["exec"] },
+      {
+        message: "Untrusted data reaches an operating-system command.",
+        remediation:
+          "Do not build commands from input; call the program with a fixed argument array and validate each argument against an allowlist.",
+        args: "all",
+      },
+    ),
+    sink(
+      "command-builder",
+      "CWE-78",
+      "OS command injection",
+      { names: ["ProcessBuilder"], isNew: true },
+      {
+        message: "Untrusted data reaches an operating-system command.",
+        remediation: "Do not build commands from input; use a fixed program and validate each argument against an allowlist.",
+        args: "all",
+      },
+    ),
+    sink(
+      "path",
+      "CWE-22",
+      "Path traversal",
+      {
+        names: ["File", "FileInputStream", "FileOutputStream", "FileReader", "FileWriter", "RandomAccessFile", "PrintWriter"],
+        isNew: true,
+      },
+      {
+        message: "Untrusted data is used as a file path.",
+        remediation:
+          "Resolve the path against a fixed base directory, normalise it and check that it stays inside; or map input to an allowlist of names.",
+        args: "all",
+        severity: "HIGH",
+      },
+    ),
+    sink(
+      "path-nio",
+      "CWE-22",
+      "Path traversal",
+      { names: ["get", "of"], path: /^(Paths\.get|Path\.of)$/ },
+      {
+        message: "Untrusted data is used as a file path.",
+        remediation: "Resolve the path against a fixed base directory, normalise it and check that it stays inside.",
+        args: "all",
+      },
+    ),
+    sink(
+      "xss",
+      "CWE-79",
+      "Cross-site scripting",
+      { names: ["println", "print", "write", "append", "format", "printf"], receiver: WRITER },
+      {
+        message: "Untrusted data is written into an HTML response without encoding.",
+        remediation: "Encode for the HTML context (OWASP Java Encoder `Encode.forHtml`, or a templating engine that escapes by default).",
+        args: "all",
+      },
+    ),
+    sink(
+      "xss-error",
+      "CWE-81",
+      "Cross-site scripting in an error page",
+      { names: ["sendError"] },
+      {
+        message: "Untrusted data is written into an error page.",
+        remediation: "Do not echo input in error messages; or encode it for HTML.",
+        args: [1],
+      },
+    ),
+    sink(
+      "ldap",
+      "CWE-90",
+      "LDAP injection",
+      { names: ["search"], receiver: /ctx|context|dir|ldap/i },
+      {
+        message: "Untrusted data is built into an LDAP query.",
+        remediation:
+          'Escape the value for LDAP filters (RFC 4515) or use a parameterised filter (`search(base, "(cn={0})", new Object[]{value}, …)`).',
+        args: [0, 1],
+      },
+    ),
+    sink(
+      "xpath",
+      "CWE-643",
+      "XPath injection",
+      { names: ["evaluate", "compile"], receiver: /xpath/i },
+      {
+        message: "Untrusted data is built into an XPath expression.",
+        remediation: "Use XPath variables (XPathVariableResolver) instead of concatenating input, or validate it against an allowlist.",
+        args: [0],
+      },
+    ),
+    sink(
+      "header",
+      "CWE-113",
+      "HTTP response splitting",
+      { names: ["addHeader", "setHeader"] },
+      {
+        message: "Untrusted data is written into an HTTP response header.",
+        remediation: "Reject or encode CR and LF in header values (URLEncoder.encode for values that are URLs or parameters).",
+        args: [0, 1],
+        severity: "MEDIUM",
+      },
+    ),
+    sink(
+      "cookie",
+      "CWE-113",
+      "HTTP response splitting",
+      { names: ["Cookie"], isNew: true },
+      {
+        message: "Untrusted data is written into a cookie.",
+        remediation: "Encode the cookie value (URLEncoder.encode) and validate it.",
+        args: [1],
+        severity: "MEDIUM",
+      },
+    ),
+    sink(
+      "redirect",
+      "CWE-601",
+      "Open redirect",
+      { names: ["sendRedirect"] },
+      {
+        message: "Untrusted data decides where the user is redirected.",
+        remediation: "Redirect only to relative paths or to an allowlist of destinations.",
+        args: [0],
+        severity: "MEDIUM",
+      },
+    ),
+    sink(
+      "config",
+      "CWE-15",
+      "External control of a configuration setting",
+      { names: ["setCatalog", "setSchema"] },
+      {
+        message: "Untrusted data changes a database connection setting.",
+        remediation: "Choose the catalog from a fixed allowlist.",
+        args: [0],
+        severity: "MEDIUM",
+      },
+    ),
+    sink(
+      "reflection",
+      "CWE-470",
+      "Unsafe reflection",
+      { names: ["forName", "loadClass"] },
+      {
+        message: "Untrusted data selects a class to load.",
+        remediation: "Map input to an allowlist of classes instead of loading a class by name.",
+        args: [0],
+      },
+    ),
+    sink(
+      "format",
+      "CWE-134",
+      "Externally controlled format string",
+      { names: ["format", "printf"] },
+      {
+        message: "Untrusted data is used as a format string.",
+        remediation: 'Use a constant format string and pass the data as an argument (`String.format("%s", data)`).',
+        args: [0],
+        severity: "MEDIUM",
+      },
+    ),
+    sink(
+      "trust-boundary",
+      "CWE-501",
+      "Trust boundary violation",
+      { names: ["setAttribute", "putValue"], receiver: SESSION },
+      {
+        message: "Untrusted data is stored in the session next to trusted data.",
+        remediation: "Validate the data before storing it in the session, or keep untrusted data out of it.",
+        args: [1],
+        severity: "MEDIUM",
+      },
+    ),
+    sink(
+      "ssrf",
+      "CWE-918",
+      "Server-side request forgery",
+      { names: ["URL", "URI"], isNew: true },
+      {
+        message: "Untrusted data decides which URL the server requests.",
+        remediation: "Allow only known hosts and schemes; resolve and reject internal addresses.",
+        args: [0],
+        severity: "MEDIUM",
+      },
+    ),
   ],
   sanitizers: [
-    { id: "number", call: { names: ["parseInt", "parseLong", "parseDouble", "parseFloat", "parseShort", "parseByte", "parseBoolean", "valueOf"], path: /^(Integer|Long|Double|Float|Short|Byte|Boolean)\./ }, cwes: "*" },
-    { id: "url-encode", call: { names: ["encode"], path: /^URLEncoder\.encode$/ }, cwes: ["CWE-113", "CWE-79", "CWE-80", "CWE-81", "CWE-83", "CWE-601", "CWE-78", "CWE-89", "CWE-90", "CWE-643"] },
-    { id: "html-encode", call: { names: ["escapeHtml", "escapeHtml4", "escapeXml", "escapeXml10", "escapeXml11", "forHtml", "forHtmlContent", "forHtmlAttribute", "encodeForHTML", "encodeForHTMLAttribute", "htmlEscape"] }, cwes: ["CWE-79", "CWE-80", "CWE-81", "CWE-83", "CWE-643"] },
+    {
+      id: "number",
+      call: {
+        names: ["parseInt", "parseLong", "parseDouble", "parseFloat", "parseShort", "parseByte", "parseBoolean", "valueOf"],
+        path: /^(Integer|Long|Double|Float|Short|Byte|Boolean)\./,
+      },
+      cwes: "*",
+    },
+    {
+      id: "url-encode",
+      call: { names: ["encode"], path: /^URLEncoder\.encode$/ },
+      cwes: ["CWE-113", "CWE-79", "CWE-80", "CWE-81", "CWE-83", "CWE-601", "CWE-78", "CWE-89", "CWE-90", "CWE-643"],
+    },
+    {
+      id: "html-encode",
+      call: {
+        names: [
+          "escapeHtml",
+          "escapeHtml4",
+          "escapeXml",
+          "escapeXml10",
+          "escapeXml11",
+          "forHtml",
+          "forHtmlContent",
+          "forHtmlAttribute",
+          "encodeForHTML",
+          "encodeForHTMLAttribute",
+          "htmlEscape",
+        ],
+      },
+      cwes: ["CWE-79", "CWE-80", "CWE-81", "CWE-83", "CWE-643"],
+    },
     { id: "ldap-encode", call: { names: ["encodeForLDAP", "encodeForDN", "escapeLDAPSearchFilter"] }, cwes: ["CWE-90"] },
     { id: "sql-encode", call: { names: ["encodeForSQL"] }, cwes: ["CWE-89"] },
     { id: "xpath-encode", call: { names: ["encodeForXPath"] }, cwes: ["CWE-643"] },
     { id: "filename", call: { names: ["getName"], receiver: /^(File|Path)$|file/i }, cwes: ["CWE-22"] },
   ],
-  mutators: ["add", "addAll", "addElement", "addFirst", "addLast", "push", "offer", "put", "putAll", "set", "setElementAt", "insertElementAt", "append", "insert", "write", "writeObject", "writeUTF"],
+  mutators: [
+    "add",
+    "addAll",
+    "addElement",
+    "addFirst",
+    "addLast",
+    "push",
+    "offer",
+    "put",
+    "putAll",
+    "set",
+    "setElementAt",
+    "insertElementAt",
+    "append",
+    "insert",
+    "write",
+    "writeObject",
+    "writeUTF",
+  ],
   confidence: { remote: "HIGH", local: "MEDIUM" },
 };

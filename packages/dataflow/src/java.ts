@@ -9,7 +9,16 @@ import { chainPath, kindOf, locOf, namedChildren, unknown } from "./lower-util";
 import { parseSource } from "./parser";
 
 const NO_LOC: Loc = Object.freeze({ line: 0, column: 0, endLine: 0, endColumn: 0 });
-const SPRING_SOURCES = new Set(["RequestParam", "PathVariable", "RequestBody", "RequestHeader", "CookieValue", "RequestPart", "MatrixVariable", "ModelAttribute"]);
+const SPRING_SOURCES = new Set([
+  "RequestParam",
+  "PathVariable",
+  "RequestBody",
+  "RequestHeader",
+  "CookieValue",
+  "RequestPart",
+  "MatrixVariable",
+  "ModelAttribute",
+]);
 const MAPPINGS = new Set(["RequestMapping", "GetMapping", "PostMapping", "PutMapping", "DeleteMapping", "PatchMapping"]);
 /** Types Spring binds a plain handler parameter to from the query string or form. */
 const BOUND_TYPES = new Set(["String", "Integer", "Long", "int", "long", "List", "Optional", "String[]"]);
@@ -35,7 +44,11 @@ class JavaLowering {
   private pending: Stmt[] = [];
 
   addImport(node: SgNode): void {
-    const text = node.text().replace(/^import\s+(static\s+)?/, "").replace(/;\s*$/, "").trim();
+    const text = node
+      .text()
+      .replace(/^import\s+(static\s+)?/, "")
+      .replace(/;\s*$/, "")
+      .trim();
     if (text.endsWith("*")) return;
     const simple = text.split(".").pop();
     if (simple) this.imports[simple] = text;
@@ -85,7 +98,8 @@ class JavaLowering {
       });
     } else if (kind === "static_initializer" || kind === "block") {
       const block = kind === "block" ? member : namedChildren(member).find((c) => kindOf(c) === "block");
-      if (block) this.functions.push({ name: "<clinit>", cls: this.cls, params: [], body: this.block(block), loc: locOf(member), isStatic: true });
+      if (block)
+        this.functions.push({ name: "<clinit>", cls: this.cls, params: [], body: this.block(block), loc: locOf(member), isStatic: true });
     } else if (TYPE_DECLS.has(kind)) {
       this.typeDecl(member);
     }
@@ -97,7 +111,14 @@ class JavaLowering {
     const sources: { index: number; label: string }[] = [];
     for (const p of node ? namedChildren(node) : []) {
       if (kindOf(p) !== "formal_parameter" && kindOf(p) !== "spread_parameter") continue;
-      const nameNode = p.field("name") ?? namedChildren(p).filter((c) => kindOf(c) === "identifier").pop() ?? namedChildren(p).find((c) => kindOf(c) === "variable_declarator")?.field("name");
+      const nameNode =
+        p.field("name") ??
+        namedChildren(p)
+          .filter((c) => kindOf(c) === "identifier")
+          .pop() ??
+        namedChildren(p)
+          .find((c) => kindOf(c) === "variable_declarator")
+          ?.field("name");
       const name = nameNode?.text() ?? `<p${params.length}>`;
       const type = p.field("type")?.text();
       const mods = namedChildren(p).find((c) => kindOf(c) === "modifiers");
@@ -107,7 +128,8 @@ class JavaLowering {
         .find((n) => SPRING_SOURCES.has(n));
       const plain = (mods ? namedChildren(mods) : []).every((a) => kindOf(a) !== "marker_annotation" && kindOf(a) !== "annotation");
       if (annotation) sources.push({ index: params.length, label: `Spring @${annotation} parameter \`${name}\`` });
-      else if (mapped && plain && type && BOUND_TYPES.has(simpleType(type))) sources.push({ index: params.length, label: `Spring request parameter \`${name}\`` });
+      else if (mapped && plain && type && BOUND_TYPES.has(simpleType(type)))
+        sources.push({ index: params.length, label: `Spring request parameter \`${name}\`` });
       params.push({ name, ...(type ? { type: simpleType(type) } : {}) });
     }
     return { params, sources };
@@ -146,7 +168,15 @@ class JavaLowering {
         return inner ? this.exprStmt(inner) : [];
       }
       case "if_statement":
-        return [{ k: "if", test: this.cond(node.field("condition")), then: this.body(node.field("consequence")), else: this.body(node.field("alternative")), loc }];
+        return [
+          {
+            k: "if",
+            test: this.cond(node.field("condition")),
+            then: this.body(node.field("consequence")),
+            else: this.body(node.field("alternative")),
+            loc,
+          },
+        ];
       case "while_statement": {
         // An assignment in the condition runs before every test: before the loop and at the end of the body.
         const test = this.cond(node.field("condition"));
@@ -154,18 +184,43 @@ class JavaLowering {
         return [{ k: "loop", kind: "while", test, init: [], update: again, body: this.body(node.field("body")), loc }];
       }
       case "do_statement":
-        return [{ k: "loop", kind: "do", test: this.cond(node.field("condition")), init: [], update: [], body: this.body(node.field("body")), loc }];
+        return [
+          {
+            k: "loop",
+            kind: "do",
+            test: this.cond(node.field("condition")),
+            init: [],
+            update: [],
+            body: this.body(node.field("body")),
+            loc,
+          },
+        ];
       case "for_statement": {
-        const init = node.fieldChildren("init").flatMap((c) => (kindOf(c) === "local_variable_declaration" ? this.declaration(c) : this.exprStmt(c)));
+        const init = node
+          .fieldChildren("init")
+          .flatMap((c) => (kindOf(c) === "local_variable_declaration" ? this.declaration(c) : this.exprStmt(c)));
         const condition = node.field("condition");
         const update = node.fieldChildren("update").flatMap((c) => this.exprStmt(c));
-        return [{ k: "loop", kind: "for", test: condition ? this.expr(condition) : null, init, update, body: this.body(node.field("body")), loc }];
+        return [
+          { k: "loop", kind: "for", test: condition ? this.expr(condition) : null, init, update, body: this.body(node.field("body")), loc },
+        ];
       }
       case "enhanced_for_statement": {
         const nameNode = node.field("name");
         const value = node.field("value");
         const target: LValue = { k: "var", name: nameNode?.text() ?? "<each>", loc: nameNode ? locOf(nameNode) : loc };
-        return [{ k: "loop", kind: "foreach", test: null, init: [], update: [], body: this.body(node.field("body")), each: { target, iterable: value ? this.expr(value) : unknown(node, []) }, loc }];
+        return [
+          {
+            k: "loop",
+            kind: "foreach",
+            test: null,
+            init: [],
+            update: [],
+            body: this.body(node.field("body")),
+            each: { target, iterable: value ? this.expr(value) : unknown(node, []) },
+            loc,
+          },
+        ];
       }
       case "return_statement": {
         const value = namedChildren(node)[0];
@@ -209,7 +264,8 @@ class JavaLowering {
       const nameNode = d.field("name");
       const name = nameNode?.text() ?? "";
       const value = d.field("value");
-      if (value) out.push({ k: "assign", target: { k: "var", name, loc: locOf(d) }, value: this.expr(value), op: "=", loc: locOf(d), decl: true });
+      if (value)
+        out.push({ k: "assign", target: { k: "var", name, loc: locOf(d) }, value: this.expr(value), op: "=", loc: locOf(d), decl: true });
       else out.push({ k: "declare", name, loc: locOf(d) });
     }
     return out;
@@ -225,7 +281,8 @@ class JavaLowering {
     }
     if (kindOf(node) === "update_expression") {
       const target = namedChildren(node)[0];
-      if (target) return [{ k: "assign", target: this.lvalue(target), value: { k: "unknown", parts: [this.expr(target)], loc }, op: "+=", loc }];
+      if (target)
+        return [{ k: "assign", target: this.lvalue(target), value: { k: "unknown", parts: [this.expr(target)], loc }, op: "+=", loc }];
     }
     return [{ k: "expr", expr: this.expr(node), loc }];
   }
@@ -237,7 +294,8 @@ class JavaLowering {
     for (const r of resources ? namedChildren(resources) : []) {
       const value = r.field("value");
       const name = r.field("name")?.text();
-      if (value && name) body.push({ k: "assign", target: { k: "var", name, loc: locOf(r) }, value: this.expr(value), op: "=", loc: locOf(r), decl: true });
+      if (value && name)
+        body.push({ k: "assign", target: { k: "var", name, loc: locOf(r) }, value: this.expr(value), op: "=", loc: locOf(r), decl: true });
     }
     const block = node.field("body");
     if (block) body.push(...this.block(block));
@@ -245,7 +303,11 @@ class JavaLowering {
     let fin: Stmt[] = [];
     for (const child of namedChildren(node)) {
       if (kindOf(child) === "catch_clause") {
-        const param = namedChildren(child).find((c) => kindOf(c) === "catch_formal_parameter")?.field("name")?.text() ?? null;
+        const param =
+          namedChildren(child)
+            .find((c) => kindOf(c) === "catch_formal_parameter")
+            ?.field("name")
+            ?.text() ?? null;
         const hb = child.field("body");
         handlers.push({ param, body: hb ? this.block(hb) : [] });
       } else if (kindOf(child) === "finally_clause") {
@@ -267,7 +329,14 @@ class JavaLowering {
       const values = label && label.text().trim().startsWith("case") ? namedChildren(label).map((v) => this.expr(v)) : null;
       const body = namedChildren(group)
         .filter((c) => kindOf(c) !== "switch_label")
-        .flatMap((c) => (kindOf(c) === "expression_statement" || kindOf(c).endsWith("statement") || kindOf(c) === "block" || kindOf(c).endsWith("declaration") ? this.stmt(c) : [{ k: "expr" as const, expr: this.expr(c), loc: locOf(c) }]));
+        .flatMap((c) =>
+          kindOf(c) === "expression_statement" ||
+          kindOf(c).endsWith("statement") ||
+          kindOf(c) === "block" ||
+          kindOf(c).endsWith("declaration")
+            ? this.stmt(c)
+            : [{ k: "expr" as const, expr: this.expr(c), loc: locOf(c) }],
+        );
       // An arrow rule never falls through.
       if (kindOf(group) === "switch_rule") body.push({ k: "break", loc: locOf(group) });
       cases.push({ values, body });
@@ -341,7 +410,13 @@ class JavaLowering {
       case "object_creation_expression": {
         const type = node.field("type")?.text() ?? "";
         const args = node.field("arguments");
-        return { k: "new", cls: simpleType(type), args: args ? namedChildren(args).map((a) => this.expr(a)) : [], loc, text: node.text().slice(0, 200) };
+        return {
+          k: "new",
+          cls: simpleType(type),
+          args: args ? namedChildren(args).map((a) => this.expr(a)) : [],
+          loc,
+          text: node.text().slice(0, 200),
+        };
       }
       case "binary_expression": {
         const left = node.field("left");
@@ -390,7 +465,10 @@ class JavaLowering {
       case "class_literal":
         return { k: "const", value: node.text(), loc };
       default:
-        return unknown(node, namedChildren(node).map((c) => this.expr(c)));
+        return unknown(
+          node,
+          namedChildren(node).map((c) => this.expr(c)),
+        );
     }
   }
 
@@ -414,10 +492,17 @@ class JavaLowering {
     const params: Param[] = paramsNode
       ? kindOf(paramsNode) === "identifier"
         ? [{ name: paramsNode.text() }]
-        : paramsNode.findAll({ rule: { kind: "identifier" } }).filter((i) => i.parent()?.kind?.() !== "type_identifier").map((i) => ({ name: i.text() }))
+        : paramsNode
+            .findAll({ rule: { kind: "identifier" } })
+            .filter((i) => i.parent()?.kind?.() !== "type_identifier")
+            .map((i) => ({ name: i.text() }))
       : [];
     const body = node.field("body");
-    const stmts: Stmt[] = !body ? [] : kindOf(body) === "block" ? this.block(body) : [{ k: "return", value: this.expr(body), loc: locOf(body) }];
+    const stmts: Stmt[] = !body
+      ? []
+      : kindOf(body) === "block"
+        ? this.block(body)
+        : [{ k: "return", value: this.expr(body), loc: locOf(body) }];
     this.functions.push({ name, cls: this.cls, params, body: stmts, loc });
     return { k: "lambda", name, loc };
   }
@@ -432,12 +517,21 @@ function interfaceNames(node: SgNode | null): string[] {
 
 function isRequestMapping(method: SgNode): boolean {
   const mods = namedChildren(method).find((c) => kindOf(c) === "modifiers");
-  return (mods ? namedChildren(mods) : []).some((a) => (kindOf(a) === "annotation" || kindOf(a) === "marker_annotation") && MAPPINGS.has(a.field("name")?.text() ?? ""));
+  return (mods ? namedChildren(mods) : []).some(
+    (a) => (kindOf(a) === "annotation" || kindOf(a) === "marker_annotation") && MAPPINGS.has(a.field("name")?.text() ?? ""),
+  );
 }
 
 function modifiers(node: SgNode): Set<string> {
   const mods = namedChildren(node).find((c) => kindOf(c) === "modifiers");
-  return new Set(mods ? mods.text().split(/\s+/).filter((w) => /^[a-z]+$/.test(w)) : []);
+  return new Set(
+    mods
+      ? mods
+          .text()
+          .split(/\s+/)
+          .filter((w) => /^[a-z]+$/.test(w))
+      : [],
+  );
 }
 
 /** `java.util.List<String>[]` → `List`. */

@@ -91,7 +91,13 @@ export abstract class ExprLowering {
         return { k: "unary", op, arg: this.operand(node, "argument"), loc };
       }
       case "ternary_expression":
-        return { k: "cond", test: this.operand(node, "condition"), then: this.operand(node, "consequence"), else: this.operand(node, "alternative"), loc };
+        return {
+          k: "cond",
+          test: this.operand(node, "condition"),
+          then: this.operand(node, "consequence"),
+          else: this.operand(node, "alternative"),
+          loc,
+        };
       case "array":
         return { k: "array", items: kids(node).map((c) => this.item(c)), loc };
       case "object":
@@ -193,7 +199,8 @@ export abstract class ExprLowering {
     }
     if (fnKind === "super" || fnKind === "import") return { k: "call", callee: fnKind, receiver: null, args, loc, text };
     const fn = this.expr(fnNode);
-    if (fn.k === "field") return { k: "call", callee: fn.name, receiver: fn.object, args, ...(fn.path !== undefined ? { path: fn.path } : {}), loc, text };
+    if (fn.k === "field")
+      return { k: "call", callee: fn.name, receiver: fn.object, args, ...(fn.path !== undefined ? { path: fn.path } : {}), loc, text };
     if (fn.k === "lambda") return { k: "call", callee: fn.name, receiver: null, args, loc, text };
     // Calling a computed function value (`handlers[k](x)`, `f()(x)`): no name to match, but
     // the function value rides as the receiver so its taint still reaches the result.

@@ -27,7 +27,19 @@ export interface ExportedFn {
 }
 
 /** NestJS parameter decorators that bind request data (`@Query() q`, `@Body() dto`, `@Req() req`). */
-export const NEST_REQUEST_DECORATORS = new Set(["Query", "Body", "Param", "Headers", "Req", "Request", "Cookies", "UploadedFile", "UploadedFiles", "Ip", "HostParam"]);
+export const NEST_REQUEST_DECORATORS = new Set([
+  "Query",
+  "Body",
+  "Param",
+  "Headers",
+  "Req",
+  "Request",
+  "Cookies",
+  "UploadedFile",
+  "UploadedFiles",
+  "Ip",
+  "HostParam",
+]);
 
 /** The name of a parameter's decorator: `@Query("q")` and `@Query` → `Query`. */
 export function decoratorName(param: SgNode): string | undefined {
@@ -93,7 +105,8 @@ function collectRouteHandlers(e: Expr, handlers: Set<string>, memberRefs: Set<st
     if (arg.k === "lambda" || arg.k === "var") handlers.add(arg.name);
     else if (arg.k === "field") memberRefs.add(arg.name);
     else if (arg.k === "array") arg.items.forEach((i) => visit(i, depth));
-    else if (arg.k === "object") arg.entries.filter((en) => en.key === "handler" || en.key === "preHandler").forEach((en) => visit(en.value, depth));
+    else if (arg.k === "object")
+      arg.entries.filter((en) => en.key === "handler" || en.key === "preHandler").forEach((en) => visit(en.value, depth));
     else if (arg.k === "call" && depth === 0) arg.args.forEach((a) => visit(a, 1));
     else if (arg.k === "cast") visit(arg.arg, depth);
   };

@@ -91,7 +91,8 @@ export function requireTarget(call: SgNode): string | undefined {
   const first = kids(args)[0];
   if (!first) return undefined;
   if (kindOf(first) === "string") return moduleName(stringValue(first));
-  if (kindOf(first) === "template_string" && !kids(first).some((c) => kindOf(c) === "template_substitution")) return moduleName(first.text().slice(1, -1));
+  if (kindOf(first) === "template_string" && !kids(first).some((c) => kindOf(c) === "template_substitution"))
+    return moduleName(first.text().slice(1, -1));
   return undefined;
 }
 
@@ -107,7 +108,8 @@ function bindPattern(target: SgNode, path: string, imports: Imports, member?: st
     if (pk === "shorthand_property_identifier_pattern") bind(imports, prop.text(), `${path}.${prop.text()}`, prop.text());
     else if (pk === "object_assignment_pattern") {
       const left = fieldOf(prop, "left");
-      if (left && kindOf(left) === "shorthand_property_identifier_pattern") bind(imports, left.text(), `${path}.${left.text()}`, left.text());
+      if (left && kindOf(left) === "shorthand_property_identifier_pattern")
+        bind(imports, left.text(), `${path}.${left.text()}`, left.text());
     } else if (pk === "pair_pattern") {
       const key = fieldOf(prop, "key");
       const value = fieldOf(prop, "value");

@@ -116,7 +116,8 @@ export class JsLowering extends ExprLowering {
       const typeText = typed ? fieldOf(p, "type")?.text() : undefined;
       const type = typeText ? simpleTypeName(typeText) : undefined;
       const decorator = typed ? decoratorName(p) : undefined;
-      if (decorator && NEST_REQUEST_DECORATORS.has(decorator)) sources.push({ index: params.length, label: `NestJS @${decorator} parameter \`${name}\`` });
+      if (decorator && NEST_REQUEST_DECORATORS.has(decorator))
+        sources.push({ index: params.length, label: `NestJS @${decorator} parameter \`${name}\`` });
       params.push(type ? { name, type } : { name });
       const loc = locOf(p);
       // A default joins the argument's value: taint may come from either.
@@ -126,7 +127,13 @@ export class JsLowering extends ExprLowering {
       // TypeScript parameter properties (`constructor(private db: Db)`) declare and set a field.
       if (isConstructor && typed && isName && p.children().some((c) => kindOf(c) === "accessibility_modifier" || c.text() === "readonly")) {
         this.cls?.fields.push({ name, value: null, isStatic: false, isFinal: hasToken(p, "readonly"), loc });
-        prologue.push({ k: "assign", target: { k: "field", object: { k: "this", loc }, name, path: `this.${name}`, loc }, value: { k: "var", name, loc }, op: "=", loc });
+        prologue.push({
+          k: "assign",
+          target: { k: "field", object: { k: "this", loc }, name, path: `this.${name}`, loc },
+          value: { k: "var", name, loc },
+          op: "=",
+          loc,
+        });
       }
     }
     return params;
@@ -134,7 +141,11 @@ export class JsLowering extends ExprLowering {
 
   classDecl(node: SgNode, hint?: string): ClassIR {
     const loc = locOf(node);
-    const cls: ClassIR = { name: fieldOf(node, "name")?.text() ?? hint ?? `<class@${loc.line}:${loc.column}>`, superclass: null, fields: [] };
+    const cls: ClassIR = {
+      name: fieldOf(node, "name")?.text() ?? hint ?? `<class@${loc.line}:${loc.column}>`,
+      superclass: null,
+      fields: [],
+    };
     this.classes.push(cls);
     const heritage = kids(node).find((c) => kindOf(c) === "class_heritage");
     for (const clause of heritage ? kids(heritage) : []) {
@@ -164,7 +175,10 @@ export class JsLowering extends ExprLowering {
       const name = nameNode ? (kindOf(nameNode) === "string" ? stringValue(nameNode) : nameNode.text()) : "<method>";
       const isConstructor = name === "constructor" && !isStatic;
       // "<init>" is the name the engine resolves `new Cls(…)` to, whatever the language.
-      this.function(member, isConstructor ? "<init>" : name, { ...(isStatic ? { isStatic } : {}), ...(isConstructor ? { isConstructor } : {}) });
+      this.function(member, isConstructor ? "<init>" : name, {
+        ...(isStatic ? { isStatic } : {}),
+        ...(isConstructor ? { isConstructor } : {}),
+      });
     } else if (kind === "field_definition" || kind === "public_field_definition") {
       const nameNode = fieldOf(member, kind === "field_definition" ? "property" : "name");
       const name = nameNode ? (kindOf(nameNode) === "string" ? stringValue(nameNode) : nameNode.text()) : "<field>";
@@ -246,7 +260,10 @@ export class JsLowering extends ExprLowering {
         const { test, pre } = this.test(fieldOf(node, "condition"));
         const alternative = fieldOf(node, "alternative");
         const elseBody = alternative ? this.body(valueKids(alternative)[0]) : [];
-        return [...pre, { k: "if", test: test ?? { k: "unknown", parts: [], loc }, then: this.body(fieldOf(node, "consequence")), else: elseBody, loc }];
+        return [
+          ...pre,
+          { k: "if", test: test ?? { k: "unknown", parts: [], loc }, then: this.body(fieldOf(node, "consequence")), else: elseBody, loc },
+        ];
       }
       case "switch_statement":
         return this.switchStmt(node);
@@ -276,7 +293,10 @@ export class JsLowering extends ExprLowering {
       case "internal_module":
         return this.body(fieldOf(node, "body"));
       case "with_statement":
-        return [...this.flush(() => [{ k: "expr", expr: this.expr(fieldOf(node, "object") ?? node), loc }]), ...this.body(fieldOf(node, "body"))];
+        return [
+          ...this.flush(() => [{ k: "expr", expr: this.expr(fieldOf(node, "object") ?? node), loc }]),
+          ...this.body(fieldOf(node, "body")),
+        ];
       case "ERROR":
         return this.stmts(valueKids(node));
     }
@@ -314,7 +334,14 @@ export class JsLowering extends ExprLowering {
         continue;
       }
       const target = this.lvalue(nameNode);
-      out.push({ k: "assign", target, value: this.expr(valueNode, target.k === "var" ? target.name : undefined), op: "=", loc, decl: true });
+      out.push({
+        k: "assign",
+        target,
+        value: this.expr(valueNode, target.k === "var" ? target.name : undefined),
+        op: "=",
+        loc,
+        decl: true,
+      });
     }
     return out;
   }
@@ -328,7 +355,18 @@ export class JsLowering extends ExprLowering {
       return this.flush(() => {
         const iterable: Expr = right ? this.expr(right) : { k: "unknown", parts: [], loc };
         const target = left ? this.lvalue(left) : { k: "destructure" as const, targets: [], loc };
-        return [{ k: "loop", kind: "foreach", test: null, init: [], update: [], body: this.body(fieldOf(node, "body")), each: { target, iterable }, loc }];
+        return [
+          {
+            k: "loop",
+            kind: "foreach",
+            test: null,
+            init: [],
+            update: [],
+            body: this.body(fieldOf(node, "body")),
+            each: { target, iterable },
+            loc,
+          },
+        ];
       });
     }
     if (kind === "for_statement") {
@@ -364,8 +402,16 @@ export class JsLowering extends ExprLowering {
     const handler = fieldOf(node, "handler");
     const finalizer = fieldOf(node, "finalizer");
     const param = handler ? fieldOf(handler, "parameter") : null;
-    const handlers = handler ? [{ param: param && kindOf(param) === "identifier" ? param.text() : null, body: this.body(fieldOf(handler, "body")) }] : [];
-    return { k: "try", body: this.body(fieldOf(node, "body")), handlers, finally: finalizer ? this.body(fieldOf(finalizer, "body")) : [], loc: locOf(node) };
+    const handlers = handler
+      ? [{ param: param && kindOf(param) === "identifier" ? param.text() : null, body: this.body(fieldOf(handler, "body")) }]
+      : [];
+    return {
+      k: "try",
+      body: this.body(fieldOf(node, "body")),
+      handlers,
+      finally: finalizer ? this.body(fieldOf(finalizer, "body")) : [],
+      loc: locOf(node),
+    };
   }
 
   private exportStmt(node: SgNode): Stmt[] {
@@ -380,7 +426,8 @@ export class JsLowering extends ExprLowering {
         if (fn) this.exported.push({ name: fn.name, exportName: isDefault ? "default" : fn.name, isDefault });
       }
       for (const s of out) {
-        if (s.k === "assign" && s.target.k === "var" && s.value.k === "lambda") this.exported.push({ name: s.value.name, exportName: s.target.name, isDefault: false });
+        if (s.k === "assign" && s.target.k === "var" && s.value.k === "lambda")
+          this.exported.push({ name: s.value.name, exportName: s.target.name, isDefault: false });
       }
       return out;
     }

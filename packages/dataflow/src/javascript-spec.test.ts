@@ -58,7 +58,22 @@ describe("JAVASCRIPT_SPEC: table shape", () => {
 
   it("covers the expected weaknesses, sanitizer CWEs are real ones, and confidence follows the source kind", () => {
     const cwes = new Set(JAVASCRIPT_SPEC.sinks.map((s) => s.cwe));
-    for (const cwe of ["CWE-89", "CWE-78", "CWE-95", "CWE-22", "CWE-79", "CWE-601", "CWE-918", "CWE-943", "CWE-113", "CWE-502", "CWE-1333", "CWE-643", "CWE-90"]) expect(cwes).toContain(cwe);
+    for (const cwe of [
+      "CWE-89",
+      "CWE-78",
+      "CWE-95",
+      "CWE-22",
+      "CWE-79",
+      "CWE-601",
+      "CWE-918",
+      "CWE-943",
+      "CWE-113",
+      "CWE-502",
+      "CWE-1333",
+      "CWE-643",
+      "CWE-90",
+    ])
+      expect(cwes).toContain(cwe);
     for (const s of JAVASCRIPT_SPEC.sanitizers) if (s.cwes !== "*") for (const cwe of s.cwes) expect(cwe).toMatch(/^CWE-\d+$/);
     expect(JAVASCRIPT_SPEC.confidence).toEqual({ remote: "HIGH", local: "MEDIUM" });
     expect(JAVASCRIPT_SPEC.language).toBe("javascript");
@@ -72,10 +87,24 @@ describe("JAVASCRIPT_SPEC: table shape", () => {
 
 describe("JAVASCRIPT_SPEC: matching", () => {
   it("matches request, browser and environment sources by path, and not look-alikes", () => {
-    for (const p of ["req.query", "req.query.id", "req.body.name", "request.params.id", "req.headers", "ctx.request.body", "ctx.query.q", "location.hash", "window.location.search", "document.cookie", "window.name"]) expect(fieldSource(p)).toBe("remote");
+    for (const p of [
+      "req.query",
+      "req.query.id",
+      "req.body.name",
+      "request.params.id",
+      "req.headers",
+      "ctx.request.body",
+      "ctx.query.q",
+      "location.hash",
+      "window.location.search",
+      "document.cookie",
+      "window.name",
+    ])
+      expect(fieldSource(p)).toBe("remote");
     expect(fieldSource("process.env.CMD")).toBe("local");
     expect(fieldSource("process.argv")).toBe("local");
-    for (const p of ["requests.query", "req.queryCount", "res.body", "myreq.query", "ctx.state", "process.exitCode"]) expect(fieldSource(p)).toBeUndefined();
+    for (const p of ["requests.query", "req.queryCount", "res.body", "myreq.query", "ctx.state", "process.exitCode"])
+      expect(fieldSource(p)).toBeUndefined();
   });
 
   it("matches request calls as sources", () => {
@@ -95,7 +124,8 @@ describe("JAVASCRIPT_SPEC: matching", () => {
   });
 
   it("matches SQL sinks on database-like receivers, NoSQL on collections and models, not on arrays", () => {
-    for (const receiver of ["db", "this.db", "pool", "connection", "knex", "sequelize", "pgClient"]) expect(sinkCwes({ callee: "query", receiver })).toContain("CWE-89");
+    for (const receiver of ["db", "this.db", "pool", "connection", "knex", "sequelize", "pgClient"])
+      expect(sinkCwes({ callee: "query", receiver })).toContain("CWE-89");
     expect(sinkCwes({ callee: "$queryRawUnsafe", receiver: "prisma" })).toEqual(["CWE-89"]);
     expect(sinkCwes({ callee: "query", receiver: "req" })).toEqual([]);
     expect(sinkCwes({ callee: "findOne", receiver: "User" })).toEqual(["CWE-943"]);
@@ -151,13 +181,15 @@ describe("JAVASCRIPT_SPEC: matching", () => {
     expect(sinkCwes(loweredCall('import axios from "axios"; axios(url);'))).toEqual(["CWE-918"]);
     expect(sanitizerCwes(loweredCall('import { basename } from "node:path"; basename(p);'))).toEqual(["CWE-22"]);
     expect(sanitizerCwes(loweredCall('const escapeHtml = require("escape-html"); escapeHtml(s);'))).toEqual(["CWE-79"]);
-    expect(sinkCwes(loweredCall('const exec = (c) => c; exec(cmd);'))).toEqual([]);
+    expect(sinkCwes(loweredCall("const exec = (c) => c; exec(cmd);"))).toEqual([]);
   });
 });
 
 describe("JAVASCRIPT_SPEC with the engine", () => {
   function findings(files: Record<string, string>): string[] {
-    const modules = Object.entries(files).map(([file, src]) => lowerJavaScript(file, src, file.endsWith(".ts") ? "typescript" : "javascript"));
+    const modules = Object.entries(files).map(([file, src]) =>
+      lowerJavaScript(file, src, file.endsWith(".ts") ? "typescript" : "javascript"),
+    );
     const lines = (f: string) => (files[f] ?? "").split("\n");
     const out = analyzeModules(modules, { specs: new Map([["javascript", JAVASCRIPT_SPEC]]), lines });
     return out.map((f) => `${f.file}:${f.start_line} ${f.cwe_id}`).sort();
@@ -178,8 +210,10 @@ describe("JAVASCRIPT_SPEC with the engine", () => {
   it("follows a request across files into a helper, and the DOM into innerHTML", () => {
     expect(
       findings({
-        "route.ts": 'import { run } from "./db";\nexport async function GET(request: Request) {\n  const q = new URL(request.url).searchParams.get("q");\n  return run(q as string);\n}',
-        "db.ts": 'import { Pool } from "pg";\nconst pool = new Pool();\nexport function run(term: string) { return pool.query("SELECT * FROM t WHERE n = \'" + term + "\'"); }',
+        "route.ts":
+          'import { run } from "./db";\nexport async function GET(request: Request) {\n  const q = new URL(request.url).searchParams.get("q");\n  return run(q as string);\n}',
+        "db.ts":
+          'import { Pool } from "pg";\nconst pool = new Pool();\nexport function run(term: string) { return pool.query("SELECT * FROM t WHERE n = \'" + term + "\'"); }',
         "page.js": 'document.getElementById("x").innerHTML = location.hash;',
       }),
     ).toEqual(["db.ts:3 CWE-89", "page.js:1 CWE-79"]);

@@ -10,42 +10,144 @@ import type { LanguageSpec, SinkRule } from "./spec";
 const REQ = /^(req|request)$/;
 const RES = /^(res|response|reply)$/;
 /** SQL clients as they are usually named: `db`, `this.db`, `pool`, `connection`, `knex`, `sequelize`, `pgClient`. */
-const SQL_CLIENT = /(^|\.)(\w*(db|Db|DB|database|Database|pool|Pool|conn|Conn|connection|Connection|client|Client|knex|Knex|sequelize|Sequelize|mysql|trx|transaction|sql))$/;
+const SQL_CLIENT =
+  /(^|\.)(\w*(db|Db|DB|database|Database|pool|Pool|conn|Conn|connection|Connection|client|Client|knex|Knex|sequelize|Sequelize|mysql|trx|transaction|sql))$/;
 /** MongoDB collections and Mongoose models: `db.collection("x")`, `users`, `User`, `this.userModel`. */
 const MONGO_RECEIVER = /(collection|coll|model|Model|^db\.\w+)|(^|\.)[A-Z][A-Za-z0-9]*$|(^|\.)\w*(users?|Users?)$/;
 const FS_MODULE = String.raw`^(fs|fs\/promises|fs\.promises|fs-extra|graceful-fs)\.`;
 const FS_CALLS = [
-  "readFile", "readFileSync", "writeFile", "writeFileSync", "appendFile", "appendFileSync", "createReadStream", "createWriteStream",
-  "unlink", "unlinkSync", "rm", "rmSync", "rmdir", "rmdirSync", "readdir", "readdirSync", "open", "openSync", "mkdir", "mkdirSync",
-  "stat", "statSync", "lstat", "access", "accessSync", "exists", "existsSync", "rename", "renameSync", "copyFile", "copyFileSync",
-  "symlink", "chmod", "truncate",
+  "readFile",
+  "readFileSync",
+  "writeFile",
+  "writeFileSync",
+  "appendFile",
+  "appendFileSync",
+  "createReadStream",
+  "createWriteStream",
+  "unlink",
+  "unlinkSync",
+  "rm",
+  "rmSync",
+  "rmdir",
+  "rmdirSync",
+  "readdir",
+  "readdirSync",
+  "open",
+  "openSync",
+  "mkdir",
+  "mkdirSync",
+  "stat",
+  "statSync",
+  "lstat",
+  "access",
+  "accessSync",
+  "exists",
+  "existsSync",
+  "rename",
+  "renameSync",
+  "copyFile",
+  "copyFileSync",
+  "symlink",
+  "chmod",
+  "truncate",
 ];
 
-function sink(id: string, cwe: string, title: string, call: SinkRule["call"], extra: Partial<SinkRule> & { message: string; remediation: string }): SinkRule {
+function sink(
+  id: string,
+  cwe: string,
+  title: string,
+  call: SinkRule["call"],
+  extra: Partial<SinkRule> & { message: string; remediation: string },
+): SinkRule {
   return { id: `js-taint-${id}`, cwe, title, call, severity: "HIGH", ...extra };
 }
 
-const SQL = { message: "Untrusted data is built into an SQL statement.", remediation: "Pass values as bound parameters (`?` / `$1` placeholders, or a tagged-template API such as Prisma `$queryRaw`); never concatenate input into SQL." };
-const COMMAND = { message: "Untrusted data reaches a shell command.", remediation: "Use `execFile`/`spawn` with a fixed program and an argument array (no shell), and validate each argument against an allowlist." };
-const CODE = { message: "Untrusted data is evaluated as JavaScript code.", remediation: "Never evaluate input as code; parse data with JSON.parse, and pass functions, not strings, to setTimeout/setInterval." };
-const PATH = { message: "Untrusted data is used as a file path.", remediation: "Resolve the path against a fixed base directory (`path.resolve`) and check that the result stays inside it, or map input to an allowlist of names." };
-const XSS = { message: "Untrusted data is written into HTML without encoding.", remediation: "Encode for the HTML context (a template engine that escapes by default, `escape-html`, `he.encode`) or sanitize HTML with DOMPurify; use `textContent` instead of `innerHTML`." };
-const REDIRECT = { message: "Untrusted data decides where the user is redirected.", remediation: "Redirect only to relative paths or to hosts on an allowlist; never to a URL taken from the request." };
-const SSRF = { message: "Untrusted data decides which URL the server requests.", remediation: "Build outbound URLs from fixed hosts; validate input against an allowlist of hosts and schemes and block internal addresses." };
-const NOSQL = { message: "Untrusted data is used as a MongoDB query.", remediation: "Cast input to the expected type (`String(x)`), reject objects and `$` operators (mongo-sanitize), and never use `$where` with input." };
+const SQL = {
+  message: "Untrusted data is built into an SQL statement.",
+  remediation:
+    "Pass values as bound parameters (`?` / `$1` placeholders, or a tagged-template API such as Prisma `$queryRaw`); never concatenate input into SQL.",
+};
+const COMMAND = {
+  message: "Untrusted data reaches a shell command.",
+  remediation:
+    "Use `execFile`/`spawn` with a fixed program and an argument array (no shell), and validate each argument against an allowlist.",
+};
+const CODE = {
+  message: "Untrusted data is evaluated as JavaScript code.",
+  remediation: "Never evaluate input as code; parse data with JSON.parse, and pass functions, not strings, to setTimeout/setInterval.",
+};
+const PATH = {
+  message: "Untrusted data is used as a file path.",
+  remediation:
+    "Resolve the path against a fixed base directory (`path.resolve`) and check that the result stays inside it, or map input to an allowlist of names.",
+};
+const XSS = {
+  message: "Untrusted data is written into HTML without encoding.",
+  remediation:
+    "Encode for the HTML context (a template engine that escapes by default, `escape-html`, `he.encode`) or sanitize HTML with DOMPurify; use `textContent` instead of `innerHTML`.",
+};
+const REDIRECT = {
+  message: "Untrusted data decides where the user is redirected.",
+  remediation: "Redirect only to relative paths or to hosts on an allowlist; never to a URL taken from the request.",
+};
+const SSRF = {
+  message: "Untrusted data decides which URL the server requests.",
+  remediation:
+    "Build outbound URLs from fixed hosts; validate input against an allowlist of hosts and schemes and block internal addresses.",
+};
+const NOSQL = {
+  message: "Untrusted data is used as a MongoDB query.",
+  remediation:
+    "Cast input to the expected type (`String(x)`), reject objects and `$` operators (mongo-sanitize), and never use `$where` with input.",
+};
 
 export const JAVASCRIPT_SPEC: LanguageSpec = {
   language: "javascript",
   sources: [
-    { id: "js-request-field", field: /^(req|request)\.(query|body|params|cookies|signedCookies|headers|url|originalUrl|files?|raw)\b/, kind: "remote", label: "HTTP request data" },
-    { id: "js-koa-request", field: /^ctx\.(query|querystring|params|headers?|cookies|url|href|path|request\.(body|query|querystring|headers?|url|href|files?))\b/, kind: "remote", label: "HTTP request data (Koa `ctx`)" },
-    { id: "js-request-call", call: { names: ["header", "param"], receiver: REQ }, kind: "remote", label: "HTTP request header or parameter" },
+    {
+      id: "js-request-field",
+      field: /^(req|request)\.(query|body|params|cookies|signedCookies|headers|url|originalUrl|files?|raw)\b/,
+      kind: "remote",
+      label: "HTTP request data",
+    },
+    {
+      id: "js-koa-request",
+      field: /^ctx\.(query|querystring|params|headers?|cookies|url|href|path|request\.(body|query|querystring|headers?|url|href|files?))\b/,
+      kind: "remote",
+      label: "HTTP request data (Koa `ctx`)",
+    },
+    {
+      id: "js-request-call",
+      call: { names: ["header", "param"], receiver: REQ },
+      kind: "remote",
+      label: "HTTP request header or parameter",
+    },
     { id: "js-request-get", call: { names: ["get"], receiver: /^req$/ }, kind: "remote", label: "HTTP request header" },
     { id: "js-koa-cookie", call: { names: ["get"], receiver: /^ctx\.cookies$/ }, kind: "remote", label: "HTTP cookie (Koa)" },
-    { id: "js-request-body", call: { names: ["json", "formData", "text", "blob", "arrayBuffer"], receiver: REQ }, kind: "remote", label: "HTTP request body" },
-    { id: "js-search-params", call: { names: ["get", "getAll"], receiver: /(^|\.)searchParams$|^URLSearchParams$/ }, kind: "remote", label: "URL query parameter" },
-    { id: "js-dom-location", field: /^((window|document)\.)?location\.(hash|search|href|pathname)\b/, kind: "remote", label: "browser location" },
-    { id: "js-dom-document", field: /^(window\.)?document\.(cookie|URL|documentURI|baseURI|referrer)\b/, kind: "remote", label: "browser document property" },
+    {
+      id: "js-request-body",
+      call: { names: ["json", "formData", "text", "blob", "arrayBuffer"], receiver: REQ },
+      kind: "remote",
+      label: "HTTP request body",
+    },
+    {
+      id: "js-search-params",
+      call: { names: ["get", "getAll"], receiver: /(^|\.)searchParams$|^URLSearchParams$/ },
+      kind: "remote",
+      label: "URL query parameter",
+    },
+    {
+      id: "js-dom-location",
+      field: /^((window|document)\.)?location\.(hash|search|href|pathname)\b/,
+      kind: "remote",
+      label: "browser location",
+    },
+    {
+      id: "js-dom-document",
+      field: /^(window\.)?document\.(cookie|URL|documentURI|baseURI|referrer)\b/,
+      kind: "remote",
+      label: "browser document property",
+    },
     { id: "js-window-name", field: /^window\.name$/, kind: "remote", label: "window.name" },
     { id: "js-env", field: /^process\.env\b/, kind: "local", label: "environment variable" },
     { id: "js-argv", field: /^process\.argv\b/, kind: "local", label: "command-line argument" },
@@ -54,63 +156,224 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
   ],
   sinks: [
     sink("sql", "CWE-89", "SQL injection", { names: ["query", "execute", "raw", "prepare", "unsafe"], receiver: SQL_CLIENT }, SQL),
-    sink("sql-sqlite", "CWE-89", "SQL injection", { names: ["run", "all", "exec", "each"], receiver: /(^|\.)\w*(db|Db|DB|database|Database|sqlite\w*)$/ }, SQL),
-    sink("sql-raw", "CWE-89", "SQL injection", { names: ["$queryRawUnsafe", "$executeRawUnsafe", "whereRaw", "havingRaw", "orderByRaw", "joinRaw", "groupByRaw", "fromRaw"] }, SQL),
-    sink("command", "CWE-78", "OS command injection", { names: ["exec", "execSync"], path: /^(child_process|shelljs)\.(exec|execSync)$/ }, { ...COMMAND, severity: "CRITICAL" }),
-    sink("command-execa", "CWE-78", "OS command injection", { names: ["execaCommand", "execaCommandSync", "command", "commandSync"], path: /^execa\.(execaCommand|execaCommandSync|command|commandSync)$/ }, { ...COMMAND, severity: "CRITICAL" }),
-    sink("code", "CWE-95", "Code injection", { names: ["eval", "Function"], path: /^((window|globalThis|global)\.)?(eval|Function)$/ }, { ...CODE, severity: "CRITICAL", args: "all" }),
+    sink(
+      "sql-sqlite",
+      "CWE-89",
+      "SQL injection",
+      { names: ["run", "all", "exec", "each"], receiver: /(^|\.)\w*(db|Db|DB|database|Database|sqlite\w*)$/ },
+      SQL,
+    ),
+    sink(
+      "sql-raw",
+      "CWE-89",
+      "SQL injection",
+      { names: ["$queryRawUnsafe", "$executeRawUnsafe", "whereRaw", "havingRaw", "orderByRaw", "joinRaw", "groupByRaw", "fromRaw"] },
+      SQL,
+    ),
+    sink(
+      "command",
+      "CWE-78",
+      "OS command injection",
+      { names: ["exec", "execSync"], path: /^(child_process|shelljs)\.(exec|execSync)$/ },
+      { ...COMMAND, severity: "CRITICAL" },
+    ),
+    sink(
+      "command-execa",
+      "CWE-78",
+      "OS command injection",
+      {
+        names: ["execaCommand", "execaCommandSync", "command", "commandSync"],
+        path: /^execa\.(execaCommand|execaCommandSync|command|commandSync)$/,
+      },
+      { ...COMMAND, severity: "CRITICAL" },
+    ),
+    sink(
+      "code",
+      "CWE-95",
+      "Code injection",
+      { names: ["eval", "Function"], path: /^((window|globalThis|global)\.)?(eval|Function)$/ },
+      { ...CODE, severity: "CRITICAL", args: "all" },
+    ),
     sink("code-function", "CWE-95", "Code injection", { names: ["Function"], isNew: true }, { ...CODE, severity: "CRITICAL", args: "all" }),
-    sink("code-vm", "CWE-95", "Code injection", { names: ["runInContext", "runInNewContext", "runInThisContext", "compileFunction"], path: /^vm\./ }, { ...CODE, severity: "CRITICAL" }),
-    sink("code-timer", "CWE-95", "Code injection", { names: ["setTimeout", "setInterval", "setImmediate"], path: /^((window|globalThis|global)\.)?(setTimeout|setInterval|setImmediate)$/ }, { ...CODE, severity: "CRITICAL" }),
+    sink(
+      "code-vm",
+      "CWE-95",
+      "Code injection",
+      { names: ["runInContext", "runInNewContext", "runInThisContext", "compileFunction"], path: /^vm\./ },
+      { ...CODE, severity: "CRITICAL" },
+    ),
+    sink(
+      "code-timer",
+      "CWE-95",
+      "Code injection",
+      {
+        names: ["setTimeout", "setInterval", "setImmediate"],
+        path: /^((window|globalThis|global)\.)?(setTimeout|setInterval|setImmediate)$/,
+      },
+      { ...CODE, severity: "CRITICAL" },
+    ),
     sink("path", "CWE-22", "Path traversal", { names: FS_CALLS, path: new RegExp(`${FS_MODULE}(${FS_CALLS.join("|")})$`) }, PATH),
     sink("path-send-file", "CWE-22", "Path traversal", { names: ["sendFile", "download"], receiver: RES }, PATH),
     sink("xss", "CWE-79", "Cross-site scripting", { names: ["send", "write", "end"], receiver: /^(res|response)$/ }, XSS),
-    sink("xss-document", "CWE-79", "Cross-site scripting", { names: ["write", "writeln"], path: /^(window\.)?document\.(write|writeln)$/ }, XSS),
+    sink(
+      "xss-document",
+      "CWE-79",
+      "Cross-site scripting",
+      { names: ["write", "writeln"], path: /^(window\.)?document\.(write|writeln)$/ },
+      XSS,
+    ),
     sink("xss-adjacent", "CWE-79", "Cross-site scripting", { names: ["insertAdjacentHTML"] }, { ...XSS, args: [1] }),
-    sink("redirect", "CWE-601", "Open redirect", { names: ["redirect"], receiver: /^(res|response|reply|ctx)$/ }, { ...REDIRECT, severity: "MEDIUM", args: "all" }),
-    sink("redirect-location", "CWE-601", "Open redirect", { names: ["assign", "replace"], path: /^((window|document)\.)?location\.(assign|replace)$/ }, { ...REDIRECT, severity: "MEDIUM" }),
-    sink("ssrf-fetch", "CWE-918", "Server-side request forgery", { names: ["fetch"], path: /^(((window|globalThis|global)\.)?fetch|node-fetch|undici\.fetch|cross-fetch|isomorphic-fetch)$/ }, SSRF),
-    sink("ssrf-axios", "CWE-918", "Server-side request forgery", { names: ["axios", "get", "post", "put", "patch", "delete", "head", "options", "request"], path: /^axios(\.(get|post|put|patch|delete|head|options|request))?$/ }, SSRF),
+    sink(
+      "redirect",
+      "CWE-601",
+      "Open redirect",
+      { names: ["redirect"], receiver: /^(res|response|reply|ctx)$/ },
+      { ...REDIRECT, severity: "MEDIUM", args: "all" },
+    ),
+    sink(
+      "redirect-location",
+      "CWE-601",
+      "Open redirect",
+      { names: ["assign", "replace"], path: /^((window|document)\.)?location\.(assign|replace)$/ },
+      { ...REDIRECT, severity: "MEDIUM" },
+    ),
+    sink(
+      "ssrf-fetch",
+      "CWE-918",
+      "Server-side request forgery",
+      { names: ["fetch"], path: /^(((window|globalThis|global)\.)?fetch|node-fetch|undici\.fetch|cross-fetch|isomorphic-fetch)$/ },
+      SSRF,
+    ),
+    sink(
+      "ssrf-axios",
+      "CWE-918",
+      "Server-side request forgery",
+      {
+        names: ["axios", "get", "post", "put", "patch", "delete", "head", "options", "request"],
+        path: /^axios(\.(get|post|put|patch|delete|head|options|request))?$/,
+      },
+      SSRF,
+    ),
     sink("ssrf-http", "CWE-918", "Server-side request forgery", { names: ["get", "request"], path: /^(http|https)\.(get|request)$/ }, SSRF),
-    sink("ssrf-client", "CWE-918", "Server-side request forgery", { names: ["got", "needle", "superagent", "get", "post", "put", "patch", "delete", "head", "request", "stream"], path: /^(got|needle|superagent|undici)(\.(get|post|put|patch|delete|head|request|stream))?$/ }, SSRF),
-    sink("nosql", "CWE-943", "NoSQL injection", { names: ["find", "findOne", "findOneAndUpdate", "findOneAndDelete", "findOneAndReplace", "updateOne", "updateMany", "deleteOne", "deleteMany", "replaceOne", "countDocuments", "count", "where", "$where", "mapReduce"], receiver: MONGO_RECEIVER }, NOSQL),
-    sink("header", "CWE-113", "HTTP header injection", { names: ["setHeader", "set", "header", "append"], receiver: RES }, {
-      message: "Untrusted data is written into an HTTP response header.",
-      remediation: "Reject or strip CR and LF from header values, and allowlist what may be set from input.",
-      severity: "MEDIUM",
-      args: [1],
-    }),
-    sink("deserialization", "CWE-502", "Unsafe deserialization", { names: ["unserialize", "deserialize"], path: /^(node-serialize|serialize-to-js|funcster)\.(unserialize|deserialize)$/ }, {
-      message: "Untrusted data is deserialized by a library that can revive functions.",
-      remediation: "Exchange data as JSON (`JSON.parse`) and never deserialize input with node-serialize or similar libraries.",
-      severity: "CRITICAL",
-    }),
-    sink("regex", "CWE-1333", "Regular expression injection", { names: ["RegExp"], isNew: true }, {
-      message: "Untrusted data is compiled as a regular expression.",
-      remediation: "Escape input before building a pattern (`escape-string-regexp`, `_.escapeRegExp`) or match it as plain text.",
-      severity: "MEDIUM",
-    }),
-    sink("regex-call", "CWE-1333", "Regular expression injection", { names: ["RegExp"], path: /^RegExp$/ }, {
-      message: "Untrusted data is compiled as a regular expression.",
-      remediation: "Escape input before building a pattern (`escape-string-regexp`, `_.escapeRegExp`) or match it as plain text.",
-      severity: "MEDIUM",
-    }),
-    sink("xpath", "CWE-643", "XPath injection", { names: ["select", "select1", "evaluate"], path: /^(xpath|xpath\.js)\.(select|select1|evaluate)$|^(window\.)?document\.evaluate$/ }, {
-      message: "Untrusted data is built into an XPath expression.",
-      remediation: "Use parameterised XPath (variables) or validate input against an allowlist; never concatenate input into an expression.",
-      severity: "MEDIUM",
-    }),
-    sink("ldap", "CWE-90", "LDAP injection", { names: ["search"], receiver: /ldap|^client$/i }, {
-      message: "Untrusted data is built into an LDAP search filter.",
-      remediation: "Escape input for LDAP filters (RFC 4515: `*`, `(`, `)`, `\\`, NUL) or validate it against an allowlist.",
-      severity: "MEDIUM",
-      args: [1],
-    }),
-    sink("template", "CWE-1336", "Server-side template injection", { names: ["render", "compile", "renderString", "template"], path: /^(ejs|pug|jade|handlebars|Handlebars|nunjucks|lodash|underscore|dot|doT)\.(render|compile|renderString|template)$/ }, {
-      message: "Untrusted data is compiled as a server-side template.",
-      remediation: "Compile only fixed templates and pass input as template data, never as template source.",
-      severity: "CRITICAL",
-    }),
+    sink(
+      "ssrf-client",
+      "CWE-918",
+      "Server-side request forgery",
+      {
+        names: ["got", "needle", "superagent", "get", "post", "put", "patch", "delete", "head", "request", "stream"],
+        path: /^(got|needle|superagent|undici)(\.(get|post|put|patch|delete|head|request|stream))?$/,
+      },
+      SSRF,
+    ),
+    sink(
+      "nosql",
+      "CWE-943",
+      "NoSQL injection",
+      {
+        names: [
+          "find",
+          "findOne",
+          "findOneAndUpdate",
+          "findOneAndDelete",
+          "findOneAndReplace",
+          "updateOne",
+          "updateMany",
+          "deleteOne",
+          "deleteMany",
+          "replaceOne",
+          "countDocuments",
+          "count",
+          "where",
+          "$where",
+          "mapReduce",
+        ],
+        receiver: MONGO_RECEIVER,
+      },
+      NOSQL,
+    ),
+    sink(
+      "header",
+      "CWE-113",
+      "HTTP header injection",
+      { names: ["setHeader", "set", "header", "append"], receiver: RES },
+      {
+        message: "Untrusted data is written into an HTTP response header.",
+        remediation: "Reject or strip CR and LF from header values, and allowlist what may be set from input.",
+        severity: "MEDIUM",
+        args: [1],
+      },
+    ),
+    sink(
+      "deserialization",
+      "CWE-502",
+      "Unsafe deserialization",
+      { names: ["unserialize", "deserialize"], path: /^(node-serialize|serialize-to-js|funcster)\.(unserialize|deserialize)$/ },
+      {
+        message: "Untrusted data is deserialized by a library that can revive functions.",
+        remediation: "Exchange data as JSON (`JSON.parse`) and never deserialize input with node-serialize or similar libraries.",
+        severity: "CRITICAL",
+      },
+    ),
+    sink(
+      "regex",
+      "CWE-1333",
+      "Regular expression injection",
+      { names: ["RegExp"], isNew: true },
+      {
+        message: "Untrusted data is compiled as a regular expression.",
+        remediation: "Escape input before building a pattern (`escape-string-regexp`, `_.escapeRegExp`) or match it as plain text.",
+        severity: "MEDIUM",
+      },
+    ),
+    sink(
+      "regex-call",
+      "CWE-1333",
+      "Regular expression injection",
+      { names: ["RegExp"], path: /^RegExp$/ },
+      {
+        message: "Untrusted data is compiled as a regular expression.",
+        remediation: "Escape input before building a pattern (`escape-string-regexp`, `_.escapeRegExp`) or match it as plain text.",
+        severity: "MEDIUM",
+      },
+    ),
+    sink(
+      "xpath",
+      "CWE-643",
+      "XPath injection",
+      { names: ["select", "select1", "evaluate"], path: /^(xpath|xpath\.js)\.(select|select1|evaluate)$|^(window\.)?document\.evaluate$/ },
+      {
+        message: "Untrusted data is built into an XPath expression.",
+        remediation:
+          "Use parameterised XPath (variables) or validate input against an allowlist; never concatenate input into an expression.",
+        severity: "MEDIUM",
+      },
+    ),
+    sink(
+      "ldap",
+      "CWE-90",
+      "LDAP injection",
+      { names: ["search"], receiver: /ldap|^client$/i },
+      {
+        message: "Untrusted data is built into an LDAP search filter.",
+        remediation: "Escape input for LDAP filters (RFC 4515: `*`, `(`, `)`, `\\`, NUL) or validate it against an allowlist.",
+        severity: "MEDIUM",
+        args: [1],
+      },
+    ),
+    sink(
+      "template",
+      "CWE-1336",
+      "Server-side template injection",
+      {
+        names: ["render", "compile", "renderString", "template"],
+        path: /^(ejs|pug|jade|handlebars|Handlebars|nunjucks|lodash|underscore|dot|doT)\.(render|compile|renderString|template)$/,
+      },
+      {
+        message: "Untrusted data is compiled as a server-side template.",
+        remediation: "Compile only fixed templates and pass input as template data, never as template source.",
+        severity: "CRITICAL",
+      },
+    ),
   ],
   fieldSinks: [
     { id: "js-taint-xss-html", field: /^(innerHTML|outerHTML)$/, cwe: "CWE-79", title: "Cross-site scripting", ...XSS, severity: "HIGH" },
@@ -118,14 +381,29 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
     { id: "js-taint-redirect-field", field: /^location$/, cwe: "CWE-601", title: "Open redirect", ...REDIRECT, severity: "MEDIUM" },
   ],
   sanitizers: [
-    { id: "js-number", call: { names: ["Number", "parseInt", "parseFloat", "Boolean"], path: /^(Number\.)?(Number|parseInt|parseFloat)$|^Boolean$/ }, cwes: "*" },
+    {
+      id: "js-number",
+      call: { names: ["Number", "parseInt", "parseFloat", "Boolean"], path: /^(Number\.)?(Number|parseInt|parseFloat)$|^Boolean$/ },
+      cwes: "*",
+    },
     { id: "js-math", call: { names: ["floor", "ceil", "round", "trunc", "abs", "min", "max"], path: /^Math\./ }, cwes: "*" },
-    { id: "js-validator-check", call: { names: ["isInt", "isNumeric", "isFloat", "isUUID", "isMongoId", "isEmail", "isAlphanumeric", "isBoolean", "isIn"], path: /^validator\./ }, cwes: "*" },
+    {
+      id: "js-validator-check",
+      call: {
+        names: ["isInt", "isNumeric", "isFloat", "isUUID", "isMongoId", "isEmail", "isAlphanumeric", "isBoolean", "isIn"],
+        path: /^validator\./,
+      },
+      cwes: "*",
+    },
     // A URI component cannot carry markup, a new host or a scheme once encoded.
     { id: "js-uri-encode", call: { names: ["encodeURIComponent"] }, cwes: ["CWE-79", "CWE-601", "CWE-918"] },
     // `res.end(JSON.stringify(x))` is a JSON API response, not HTML.
     { id: "js-json-stringify", call: { names: ["stringify"], path: /^JSON\.stringify$/ }, cwes: ["CWE-79"] },
-    { id: "js-html-escape", call: { names: ["escape"], path: /^(escape|validator\.escape|lodash\.escape|underscore\.escape|he\.escape|html-escaper\.escape)$/ }, cwes: ["CWE-79"] },
+    {
+      id: "js-html-escape",
+      call: { names: ["escape"], path: /^(escape|validator\.escape|lodash\.escape|underscore\.escape|he\.escape|html-escaper\.escape)$/ },
+      cwes: ["CWE-79"],
+    },
     {
       id: "js-html-encode",
       call: {
@@ -136,15 +414,38 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
     },
     { id: "js-dompurify", call: { names: ["sanitize"], receiver: /DOMPurify|purify/i }, cwes: ["CWE-79"] },
     { id: "js-basename", call: { names: ["basename"], path: /^path(\.posix|\.win32)?\.basename$/ }, cwes: ["CWE-22"] },
-    { id: "js-sql-escape", call: { names: ["escape", "escapeId"], path: /^(mysql|mysql2|mysql2\/promise|sqlstring)\.(escape|escapeId)$/ }, cwes: ["CWE-89"] },
-    { id: "js-sql-escape-client", call: { names: ["escape", "escapeId", "escapeLiteral", "escapeIdentifier"], receiver: SQL_CLIENT }, cwes: ["CWE-89"] },
+    {
+      id: "js-sql-escape",
+      call: { names: ["escape", "escapeId"], path: /^(mysql|mysql2|mysql2\/promise|sqlstring)\.(escape|escapeId)$/ },
+      cwes: ["CWE-89"],
+    },
+    {
+      id: "js-sql-escape-client",
+      call: { names: ["escape", "escapeId", "escapeLiteral", "escapeIdentifier"], receiver: SQL_CLIENT },
+      cwes: ["CWE-89"],
+    },
     { id: "js-pg-format", call: { names: ["literal", "ident", "string"], path: /^pg-format\.(literal|ident|string)$/ }, cwes: ["CWE-89"] },
     { id: "js-shell-quote", call: { names: ["quote"], path: /^shell-quote\.quote$/ }, cwes: ["CWE-78"] },
-    { id: "js-shell-escape", call: { names: ["shellescape", "shellEscape", "escape"], path: /^(shell-escape|shell-escape-tag|any-shell-escape)$/ }, cwes: ["CWE-78"] },
-    { id: "js-regex-escape", call: { names: ["escapeRegExp", "escapeStringRegexp", "escapeRegex"], path: /^(lodash\.escapeRegExp|escape-string-regexp|escapeRegExp|escapeRegex|lodash\.escaperegexp)$/ }, cwes: ["CWE-1333"] },
+    {
+      id: "js-shell-escape",
+      call: { names: ["shellescape", "shellEscape", "escape"], path: /^(shell-escape|shell-escape-tag|any-shell-escape)$/ },
+      cwes: ["CWE-78"],
+    },
+    {
+      id: "js-regex-escape",
+      call: {
+        names: ["escapeRegExp", "escapeStringRegexp", "escapeRegex"],
+        path: /^(lodash\.escapeRegExp|escape-string-regexp|escapeRegExp|escapeRegex|lodash\.escaperegexp)$/,
+      },
+      cwes: ["CWE-1333"],
+    },
     // A string cannot smuggle a `$ne`/`$gt` operator object into a query.
     { id: "js-string-cast", call: { names: ["String"], path: /^String$/ }, cwes: ["CWE-943"] },
-    { id: "js-mongo-sanitize", call: { names: ["sanitize", "mongoSanitize"], path: /^(mongo-sanitize|express-mongo-sanitize\.sanitize)$/ }, cwes: ["CWE-943"] },
+    {
+      id: "js-mongo-sanitize",
+      call: { names: ["sanitize", "mongoSanitize"], path: /^(mongo-sanitize|express-mongo-sanitize\.sanitize)$/ },
+      cwes: ["CWE-943"],
+    },
   ],
   mutators: ["push", "unshift", "splice", "set", "add", "append", "write"],
   confidence: { remote: "HIGH", local: "MEDIUM" },

@@ -75,7 +75,10 @@ export function stringValue(node: SgNode): string {
 
 /** `Express.Request<P>` → `Request`: rules match declared types by simple name. */
 export function simpleTypeName(text: string): string | undefined {
-  const base = text.replace(/^\s*:\s*/, "").replace(/<[\s\S]*$/, "").trim();
+  const base = text
+    .replace(/^\s*:\s*/, "")
+    .replace(/<[\s\S]*$/, "")
+    .trim();
   if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(base)) return undefined;
   return base.split(".").pop();
 }

@@ -1,7 +1,11 @@
 import type { ClassIR, Expr, FunctionIR, ModuleIR, Stmt } from "./ir";
 import { lowerJavaScript } from "./javascript";
 
-function lower(source: string, language: "javascript" | "typescript" = "javascript", file = language === "javascript" ? "app.js" : "app.ts"): ModuleIR {
+function lower(
+  source: string,
+  language: "javascript" | "typescript" = "javascript",
+  file = language === "javascript" ? "app.js" : "app.ts",
+): ModuleIR {
   return lowerJavaScript(file, source, language);
 }
 
@@ -68,7 +72,9 @@ describe("lowerJavaScript: declarations and assignments", () => {
 
   it("keeps compound and logical assignment operators and member/subscript targets", () => {
     expect(moduleBody("s += t; x ||= y; z ??= w;").map((s) => (s.k === "assign" ? s.op : s.k))).toEqual(["+=", "||=", "??="]);
-    expect(moduleBody("obj.a.b = 1;")[0]).toMatchObject({ target: { k: "field", name: "b", path: "obj.a.b", object: { k: "field", name: "a", path: "obj.a" } } });
+    expect(moduleBody("obj.a.b = 1;")[0]).toMatchObject({
+      target: { k: "field", name: "b", path: "obj.a.b", object: { k: "field", name: "a", path: "obj.a" } },
+    });
     expect(moduleBody("obj[key] = 1;")[0]).toMatchObject({ target: { k: "index", object: v("obj"), index: v("key") } });
   });
 
@@ -81,7 +87,12 @@ describe("lowerJavaScript: declarations and assignments", () => {
 
   it("hoists assignments nested in expressions in front of their statement", () => {
     expect(moduleBody("x = y = req.query.a;")).toEqual([
-      { k: "assign", target: v("y"), value: { k: "field", object: { k: "field", object: v("req"), name: "query", path: "req.query" }, name: "a", path: "req.query.a" }, op: "=" },
+      {
+        k: "assign",
+        target: v("y"),
+        value: { k: "field", object: { k: "field", object: v("req"), name: "query", path: "req.query" }, name: "a", path: "req.query.a" },
+        op: "=",
+      },
       { k: "assign", target: v("x"), value: v("y"), op: "=" },
     ]);
   });
@@ -102,7 +113,12 @@ describe("lowerJavaScript: expressions", () => {
   });
 
   it("lowers member chains to fields with a dotted path, computed access to index", () => {
-    expect(lastValue("x = req.query.id;")).toEqual({ k: "field", object: { k: "field", object: v("req"), name: "query", path: "req.query" }, name: "id", path: "req.query.id" });
+    expect(lastValue("x = req.query.id;")).toEqual({
+      k: "field",
+      object: { k: "field", object: v("req"), name: "query", path: "req.query" },
+      name: "id",
+      path: "req.query.id",
+    });
     expect(lastValue("x = a[i];")).toEqual({ k: "index", object: v("a"), index: v("i") });
     expect(lastValue('x = req["body"];')).toMatchObject({ k: "field", name: "body", path: "req.body" });
     expect(lastValue("x = f().y;")).toEqual({ k: "field", object: expect.objectContaining({ k: "call", callee: "f" }), name: "y" });
@@ -145,34 +161,68 @@ describe("lowerJavaScript: expressions", () => {
   });
 
   it("lowers tagged templates to a call with the strings and then each substitution", () => {
-    expect(callOf("sql`SELECT ${id} FROM t`;")).toMatchObject({ callee: "sql", args: [{ k: "array", items: [c("SELECT "), c(" FROM t")] }, v("id")] });
+    expect(callOf("sql`SELECT ${id} FROM t`;")).toMatchObject({
+      callee: "sql",
+      args: [{ k: "array", items: [c("SELECT "), c(" FROM t")] }, v("id")],
+    });
   });
 });
 
 describe("lowerJavaScript: calls and imports", () => {
   it("gives method calls their name, receiver and dotted path; plain calls a null receiver", () => {
-    expect(callOf("res.send(x);")).toMatchObject({ callee: "send", receiver: v("res"), args: [v("x")], path: "res.send", text: "res.send(x)" });
+    expect(callOf("res.send(x);")).toMatchObject({
+      callee: "send",
+      receiver: v("res"),
+      args: [v("x")],
+      path: "res.send",
+      text: "res.send(x)",
+    });
     expect(callOf("eval(x);")).toMatchObject({ callee: "eval", receiver: null, path: "eval" });
   });
 
   it("resolves CommonJS requires, whole, destructured and by member", () => {
-    const m = lower('const cp = require("child_process");\nconst { exec, spawn: sp } = require("child_process");\nconst run = require("child_process").execSync;');
-    expect(m.imports).toMatchObject({ cp: "child_process", exec: "child_process.exec", sp: "child_process.spawn", run: "child_process.execSync" });
-    expect(callOf('const cp = require("child_process"); cp.exec(x);')).toMatchObject({ callee: "exec", receiver: v("cp"), path: "child_process.exec" });
-    expect(callOf('const { exec } = require("child_process"); exec(x);')).toMatchObject({ callee: "exec", receiver: null, path: "child_process.exec" });
+    const m = lower(
+      'const cp = require("child_process");\nconst { exec, spawn: sp } = require("child_process");\nconst run = require("child_process").execSync;',
+    );
+    expect(m.imports).toMatchObject({
+      cp: "child_process",
+      exec: "child_process.exec",
+      sp: "child_process.spawn",
+      run: "child_process.execSync",
+    });
+    expect(callOf('const cp = require("child_process"); cp.exec(x);')).toMatchObject({
+      callee: "exec",
+      receiver: v("cp"),
+      path: "child_process.exec",
+    });
+    expect(callOf('const { exec } = require("child_process"); exec(x);')).toMatchObject({
+      callee: "exec",
+      receiver: null,
+      path: "child_process.exec",
+    });
     expect(callOf('require("child_process").exec(x);')).toMatchObject({ callee: "exec", path: "child_process.exec" });
   });
 
   it("resolves ESM imports (default, named with alias, namespace) and strips node:", () => {
-    const m = lower('import fs from "fs";\nimport * as cp from "node:child_process";\nimport { exec as run, execSync } from "node:child_process";');
+    const m = lower(
+      'import fs from "fs";\nimport * as cp from "node:child_process";\nimport { exec as run, execSync } from "node:child_process";',
+    );
     expect(m.imports).toEqual({ fs: "fs", cp: "child_process", run: "child_process.exec", execSync: "child_process.execSync" });
-    expect(callOf('import { exec as run } from "node:child_process"; run(x);')).toMatchObject({ callee: "exec", receiver: null, path: "child_process.exec" });
+    expect(callOf('import { exec as run } from "node:child_process"; run(x);')).toMatchObject({
+      callee: "exec",
+      receiver: null,
+      path: "child_process.exec",
+    });
     expect(callOf('import fetch from "node-fetch"; fetch(u);')).toMatchObject({ callee: "fetch", path: "node-fetch" });
   });
 
   it("resolves TypeScript import-require and compiled `(0, mod.fn)(…)` calls", () => {
     expect(callOf('import cp = require("child_process"); cp.exec(x);', "typescript")).toMatchObject({ path: "child_process.exec" });
-    expect(callOf('const child_process_1 = require("child_process"); (0, child_process_1.exec)(cmd);')).toMatchObject({ callee: "exec", path: "child_process.exec", args: [v("cmd")] });
+    expect(callOf('const child_process_1 = require("child_process"); (0, child_process_1.exec)(cmd);')).toMatchObject({
+      callee: "exec",
+      path: "child_process.exec",
+      args: [v("cmd")],
+    });
   });
 
   it("passes a function literal argument as a lambda naming its own FunctionIR", () => {
@@ -188,7 +238,9 @@ describe("lowerJavaScript: calls and imports", () => {
   });
 
   it("names function literals after the variable or property they are assigned to", () => {
-    const m = lower("const helper = (x) => x;\nexports.show = function (a) { return a; };\nconst alias = function inner() {};\nmodule.exports = function () {};");
+    const m = lower(
+      "const helper = (x) => x;\nexports.show = function (a) { return a; };\nconst alias = function inner() {};\nmodule.exports = function () {};",
+    );
     expect(fn(m, "helper").body).toMatchObject([{ k: "return", value: v("x") }]);
     expect(fn(m, "show").params).toEqual([{ name: "a" }]);
     expect(fn(m, "alias")).toBeDefined();
@@ -208,17 +260,23 @@ describe("lowerJavaScript: framework handlers", () => {
   };
 
   it("marks the request parameter of route handlers, also when passed by name or wrapped", () => {
-    expect(sources("router.post('/a', auth, handler);\nfunction handler(request, response) {}", "handler")).toEqual([{ index: 0, label: "HTTP request (`request`)" }]);
+    expect(sources("router.post('/a', auth, handler);\nfunction handler(request, response) {}", "handler")).toEqual([
+      { index: 0, label: "HTTP request (`request`)" },
+    ]);
     expect(sources("app.use((err, req, res, next) => {});")).toEqual([{ index: 1, label: "HTTP request (`req`)" }]);
     expect(sources("fastify.get('/', async (request, reply) => {});")).toEqual([{ index: 0, label: "HTTP request (`request`)" }]);
-    expect(sources("fastify.route({ method: 'GET', url: '/', handler: async (request) => {} });", "handler")).toEqual([{ index: 0, label: "HTTP request (`request`)" }]);
+    expect(sources("fastify.route({ method: 'GET', url: '/', handler: async (request) => {} });", "handler")).toEqual([
+      { index: 0, label: "HTTP request (`request`)" },
+    ]);
     expect(sources("router.get('/', asyncHandler(async (q, s) => {}));")).toEqual([{ index: 0, label: "HTTP request (`q`)" }]);
   });
 
   it("marks Koa middleware ctx, Next.js API routes and App Router handlers", () => {
     expect(sources("app.use(async (ctx, next) => { await next(); });")).toEqual([{ index: 0, label: "HTTP request (`ctx`)" }]);
     expect(sources("export default function handler(req, res) {}", "handler")).toEqual([{ index: 0, label: "HTTP request (`req`)" }]);
-    expect(sources("export async function GET(request: Request) {}", "GET", "typescript")).toEqual([{ index: 0, label: "HTTP request (`request`)" }]);
+    expect(sources("export async function GET(request: Request) {}", "GET", "typescript")).toEqual([
+      { index: 0, label: "HTTP request (`request`)" },
+    ]);
     expect(sources("export const POST = async (request, { params }) => {};", "POST")).toEqual([
       { index: 0, label: "HTTP request (`request`)" },
       { index: 1, label: expect.stringContaining("route parameters") },
@@ -272,7 +330,17 @@ describe("lowerJavaScript: classes and functions", () => {
     expect(fn(m, "create")).toMatchObject({ cls: "Repo", isStatic: true });
     expect(fn(m, "size")).toMatchObject({ cls: "Repo", params: [] });
     expect(strip(fn(m, "run").body)).toEqual([
-      { k: "return", value: { k: "call", callee: "query", receiver: { k: "field", object: { k: "this" }, name: "db", path: "this.db" }, args: [v("sql")], path: "this.db.query", text: "this.db.query(sql)" } },
+      {
+        k: "return",
+        value: {
+          k: "call",
+          callee: "query",
+          receiver: { k: "field", object: { k: "this" }, name: "db", path: "this.db" },
+          args: [v("sql")],
+          path: "this.db.query",
+          text: "this.db.query(sql)",
+        },
+      },
     ]);
     expect(fn(m, "handle")).toMatchObject({ cls: "Repo", params: [{ name: "e" }] });
   });
@@ -296,19 +364,38 @@ describe("lowerJavaScript: statements", () => {
   });
 
   it("lowers while, do-while and for loops", () => {
-    expect(moduleBody("while (true) { break; }")).toEqual([{ k: "loop", kind: "while", test: c(true), init: [], update: [], body: [{ k: "break" }] }]);
-    expect(moduleBody("do { continue; } while (x);")).toEqual([{ k: "loop", kind: "do", test: v("x"), init: [], update: [], body: [{ k: "continue" }] }]);
+    expect(moduleBody("while (true) { break; }")).toEqual([
+      { k: "loop", kind: "while", test: c(true), init: [], update: [], body: [{ k: "break" }] },
+    ]);
+    expect(moduleBody("do { continue; } while (x);")).toEqual([
+      { k: "loop", kind: "do", test: v("x"), init: [], update: [], body: [{ k: "continue" }] },
+    ]);
     expect(moduleBody("for (let i = 0; i < n; i++) f(i);")).toMatchObject([
-      { k: "loop", kind: "for", test: { k: "binary", op: "<" }, init: [{ k: "assign", target: v("i"), decl: true }], update: [{ k: "assign", op: "+=" }], body: [{ k: "expr" }] },
+      {
+        k: "loop",
+        kind: "for",
+        test: { k: "binary", op: "<" },
+        init: [{ k: "assign", target: v("i"), decl: true }],
+        update: [{ k: "assign", op: "+=" }],
+        body: [{ k: "expr" }],
+      },
     ]);
     expect(moduleBody("for (;;) {}")).toMatchObject([{ k: "loop", kind: "for", test: null }]);
   });
 
   it("lowers for-of and for-in to foreach loops binding each element", () => {
     expect(moduleBody("for (const [k, val] of Object.entries(o)) use(val);")).toMatchObject([
-      { k: "loop", kind: "foreach", test: null, each: { target: { k: "destructure", targets: [v("k"), v("val")] }, iterable: { k: "call", callee: "entries" } }, body: [{ k: "expr" }] },
+      {
+        k: "loop",
+        kind: "foreach",
+        test: null,
+        each: { target: { k: "destructure", targets: [v("k"), v("val")] }, iterable: { k: "call", callee: "entries" } },
+        body: [{ k: "expr" }],
+      },
     ]);
-    expect(moduleBody("for (key in obj) {}")).toMatchObject([{ k: "loop", kind: "foreach", each: { target: v("key"), iterable: v("obj") } }]);
+    expect(moduleBody("for (key in obj) {}")).toMatchObject([
+      { k: "loop", kind: "foreach", each: { target: v("key"), iterable: v("obj") } },
+    ]);
   });
 
   it("re-runs an assignment nested in a loop condition at the end of each iteration", () => {
@@ -319,7 +406,15 @@ describe("lowerJavaScript: statements", () => {
 
   it("lowers switch with fall-through cases and a default", () => {
     expect(moduleBody("switch (t) { case 1: case 'a': f(); break; default: g(); }")).toMatchObject([
-      { k: "switch", test: v("t"), cases: [{ values: [c(1)], body: [] }, { values: [c("a")], body: [{ k: "expr" }, { k: "break" }] }, { values: null, body: [{ k: "expr" }] }] },
+      {
+        k: "switch",
+        test: v("t"),
+        cases: [
+          { values: [c(1)], body: [] },
+          { values: [c("a")], body: [{ k: "expr" }, { k: "break" }] },
+          { values: null, body: [{ k: "expr" }] },
+        ],
+      },
     ]);
   });
 
@@ -332,17 +427,24 @@ describe("lowerJavaScript: statements", () => {
       { k: "if", then: [{ k: "throw", value: { k: "new", cls: "Error" } }] },
       { k: "return", value: null },
     ]);
-    expect(moduleBody("outer: for (const a of b) { continue outer; }")).toMatchObject([{ k: "loop", kind: "foreach", body: [{ k: "continue" }] }]);
+    expect(moduleBody("outer: for (const a of b) { continue outer; }")).toMatchObject([
+      { k: "loop", kind: "foreach", body: [{ k: "continue" }] },
+    ]);
   });
 });
 
 describe("lowerJavaScript: TypeScript", () => {
   it("ignores type annotations, interfaces and type aliases, keeping simple parameter types", () => {
-    const m = lower("interface A { x: number }\ntype B = string;\nfunction f(req: express.Request<P>, n?: number, ...rest: string[]): void { const y: B = req.body; }", "typescript");
+    const m = lower(
+      "interface A { x: number }\ntype B = string;\nfunction f(req: express.Request<P>, n?: number, ...rest: string[]): void { const y: B = req.body; }",
+      "typescript",
+    );
     expect(fn(m, "<module>").body).toEqual([]);
     const f = fn(m, "f");
     expect(f.params).toEqual([{ name: "req", type: "Request" }, { name: "n", type: "number" }, { name: "rest" }]);
-    expect(strip(f.body)).toEqual([{ k: "assign", target: v("y"), value: { k: "field", object: v("req"), name: "body", path: "req.body" }, op: "=", decl: true }]);
+    expect(strip(f.body)).toEqual([
+      { k: "assign", target: v("y"), value: { k: "field", object: v("req"), name: "body", path: "req.body" }, op: "=", decl: true },
+    ]);
   });
 
   it("lowers as, satisfies, non-null and angle-bracket casts to cast", () => {
@@ -353,8 +455,18 @@ describe("lowerJavaScript: TypeScript", () => {
 
   it("turns parameter properties into fields set by the constructor, and reads implements", () => {
     const m = lower("class S extends Base implements I, J { constructor(private readonly db: Db) { super(); } }", "typescript");
-    expect(strip(cls(m, "S"))).toEqual({ name: "S", superclass: "Base", interfaces: ["I", "J"], fields: [{ name: "db", value: null, isStatic: false, isFinal: true }] });
-    expect(strip(fn(m, "<init>").body[0])).toEqual({ k: "assign", target: { k: "field", object: { k: "this" }, name: "db", path: "this.db" }, value: v("db"), op: "=" });
+    expect(strip(cls(m, "S"))).toEqual({
+      name: "S",
+      superclass: "Base",
+      interfaces: ["I", "J"],
+      fields: [{ name: "db", value: null, isStatic: false, isFinal: true }],
+    });
+    expect(strip(fn(m, "<init>").body[0])).toEqual({
+      k: "assign",
+      target: { k: "field", object: { k: "this" }, name: "db", path: "this.db" },
+      value: v("db"),
+      op: "=",
+    });
   });
 });
 
@@ -370,7 +482,11 @@ describe("lowerJavaScript: odd input", () => {
   it("reads JSX with the javascript grammar and .tsx with the TSX grammar", () => {
     const jsx = lower("const el = <div onClick={() => go(x)}>{y}</div>;", "javascript", "app.jsx");
     expect(jsx.functions.some((f) => f.body.some((s) => s.k === "return" && s.value?.k === "call" && s.value.callee === "go"))).toBe(true);
-    const tsx = lower("export default function P({ q }: { q: string }) { return <a href={q as string}>{run(q)}</a>; }", "typescript", "page.tsx");
+    const tsx = lower(
+      "export default function P({ q }: { q: string }) { return <a href={q as string}>{run(q)}</a>; }",
+      "typescript",
+      "page.tsx",
+    );
     expect(JSON.stringify(fn(tsx, "P").body)).toContain('"callee":"run"');
   });
 

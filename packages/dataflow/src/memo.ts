@@ -116,7 +116,12 @@ function programShape(program: Program): string {
     if (header === undefined) {
       // Of another function an interpreter reads its key (with the first line), never the rest
       // of its place: the top-level code's last line moves with a comment added at the end.
-      header = JSON.stringify([m.file, m.language, m.classes, m.functions.map((fn) => [fn.name, fn.cls, fn.params, fn.loc.line, fn.isStatic, fn.isConstructor])]);
+      header = JSON.stringify([
+        m.file,
+        m.language,
+        m.classes,
+        m.functions.map((fn) => [fn.name, fn.cls, fn.params, fn.loc.line, fn.isStatic, fn.isConstructor]),
+      ]);
       headers.set(m, header);
     }
     return header;
@@ -145,5 +150,7 @@ export function identical(a: unknown, b: unknown): boolean {
   if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && identical((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return ka.every(
+    (k) => Object.prototype.hasOwnProperty.call(b, k) && identical((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+  );
 }

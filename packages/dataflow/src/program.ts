@@ -30,7 +30,8 @@ export class Program {
     for (const module of modules) {
       for (const cls of module.classes) {
         this.classes.set(cls.name, { cls, module });
-        for (const parent of [cls.superclass, ...(cls.interfaces ?? [])]) if (parent) this.subclasses.set(parent, [...(this.subclasses.get(parent) ?? []), cls.name]);
+        for (const parent of [cls.superclass, ...(cls.interfaces ?? [])])
+          if (parent) this.subclasses.set(parent, [...(this.subclasses.get(parent) ?? []), cls.name]);
         for (const f of cls.fields) this.fieldInit.set(`${cls.name}.${f.name}`, f.value);
       }
       for (const fn of module.functions) {
@@ -127,7 +128,15 @@ export class Program {
     visit(fn.body);
   }
 
-  private countTarget(target: LValue, fn: FunctionIR, module: ModuleIR, locals: Set<string>, isModule: boolean, decl: boolean, value: Expr | null): void {
+  private countTarget(
+    target: LValue,
+    fn: FunctionIR,
+    module: ModuleIR,
+    locals: Set<string>,
+    isModule: boolean,
+    decl: boolean,
+    value: Expr | null,
+  ): void {
     if (target.k === "destructure") {
       for (const t of target.targets) this.countTarget(t, fn, module, locals, isModule, decl, null);
       return;
@@ -150,7 +159,12 @@ export class Program {
       return;
     }
     if (target.k === "field") {
-      const owner = target.object.k === "this" || (target.object.k === "var" && (target.object.name === "self" || target.object.name === "this")) ? fn.cls : target.object.k === "var" && this.classes.has(target.object.name) ? target.object.name : null;
+      const owner =
+        target.object.k === "this" || (target.object.k === "var" && (target.object.name === "self" || target.object.name === "this"))
+          ? fn.cls
+          : target.object.k === "var" && this.classes.has(target.object.name)
+            ? target.object.name
+            : null;
       if (owner) this.bump(this.isField(owner, target.name) ?? `${owner}.${target.name}`);
       else this.writtenNames.add(target.name);
     }

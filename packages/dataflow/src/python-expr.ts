@@ -10,7 +10,21 @@ import { chainPath, kindOf, locOf, namedChildren, unknown } from "./lower-util";
 
 const COMPREHENSIONS = new Set(["list_comprehension", "set_comprehension", "generator_expression", "dictionary_comprehension"]);
 const SEQUENCES = new Set(["list", "tuple", "set", "expression_list", "pattern_list", "tuple_pattern", "list_pattern"]);
-const SIMPLE_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", "0": "\0", a: "\x07", b: "\b", f: "\f", v: "\v", "\\": "\\", "'": "'", '"': '"', "\n": "", "\r": "" };
+const SIMPLE_ESCAPES: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  "0": "\0",
+  a: "\x07",
+  b: "\b",
+  f: "\f",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "\n": "",
+  "\r": "",
+};
 
 export interface ParamInfo {
   param: Param;
@@ -76,7 +90,11 @@ export class PyExprs {
         return this.call(node);
       case "subscript": {
         const value = node.field("value");
-        if (!value) return unknown(node, parts(node).map((c) => this.expr(c)));
+        if (!value)
+          return unknown(
+            node,
+            parts(node).map((c) => this.expr(c)),
+          );
         const subs = node.fieldChildren("subscript").filter((s) => kindOf(s) !== "comment");
         const index: Expr = subs.length === 1 && subs[0] ? this.expr(subs[0]) : { k: "array", items: subs.map((s) => this.expr(s)), loc };
         return { k: "index", object: this.expr(value), index, loc };
@@ -84,13 +102,21 @@ export class PyExprs {
       case "binary_operator": {
         const left = node.field("left");
         const right = node.field("right");
-        if (!left || !right) return unknown(node, parts(node).map((c) => this.expr(c)));
+        if (!left || !right)
+          return unknown(
+            node,
+            parts(node).map((c) => this.expr(c)),
+          );
         return { k: "binary", op: node.field("operator")?.text() ?? "?", left: this.expr(left), right: this.expr(right), loc };
       }
       case "boolean_operator": {
         const left = node.field("left");
         const right = node.field("right");
-        if (!left || !right) return unknown(node, parts(node).map((c) => this.expr(c)));
+        if (!left || !right)
+          return unknown(
+            node,
+            parts(node).map((c) => this.expr(c)),
+          );
         const op = node.field("operator")?.text() === "and" ? "&&" : "||";
         return { k: "binary", op, left: this.expr(left), right: this.expr(right), loc };
       }
@@ -106,7 +132,11 @@ export class PyExprs {
         return this.comparison(node);
       case "conditional_expression": {
         const [then, test, otherwise] = parts(node);
-        if (!then || !test || !otherwise) return unknown(node, parts(node).map((c) => this.expr(c)));
+        if (!then || !test || !otherwise)
+          return unknown(
+            node,
+            parts(node).map((c) => this.expr(c)),
+          );
         return { k: "cond", test: this.expr(test), then: this.expr(then), else: this.expr(otherwise), loc };
       }
       case "parenthesized_expression":
@@ -125,15 +155,28 @@ export class PyExprs {
         // the value is not seen twice.
         const name = node.field("name");
         const value = node.field("value");
-        if (!name || !value) return unknown(node, parts(node).map((c) => this.expr(c)));
-        this.hoisted.push({ k: "assign", target: { k: "var", name: name.text(), loc: locOf(name) }, value: this.expr(value), op: "=", loc });
+        if (!name || !value)
+          return unknown(
+            node,
+            parts(node).map((c) => this.expr(c)),
+          );
+        this.hoisted.push({
+          k: "assign",
+          target: { k: "var", name: name.text(), loc: locOf(name) },
+          value: this.expr(value),
+          op: "=",
+          loc,
+        });
         return { k: "var", name: name.text(), loc: locOf(name) };
       }
       default:
         if (SEQUENCES.has(kind)) return { k: "array", items: parts(node).map((c) => this.expr(c)), loc };
         if (COMPREHENSIONS.has(kind)) return this.comprehension(node);
         // Splats, slices, yield, ellipsis, ERROR and anything new: opaque, but taint flows through.
-        return unknown(node, namedChildren(node).map((c) => this.expr(c)));
+        return unknown(
+          node,
+          namedChildren(node).map((c) => this.expr(c)),
+        );
     }
   }
 
@@ -244,9 +287,16 @@ export class PyExprs {
 
   private comparison(node: SgNode): Expr {
     const operands = parts(node);
-    const ops = node.children().filter((c) => !c.isNamed()).map((c) => c.text().replace(/\s+/g, " "));
+    const ops = node
+      .children()
+      .filter((c) => !c.isNamed())
+      .map((c) => c.text().replace(/\s+/g, " "));
     const first = operands[0];
-    if (!first || operands.length < 2 || ops.length !== operands.length - 1) return unknown(node, operands.map((c) => this.expr(c)));
+    if (!first || operands.length < 2 || ops.length !== operands.length - 1)
+      return unknown(
+        node,
+        operands.map((c) => this.expr(c)),
+      );
     const loc = locOf(node);
     // `a < b <= c` is `a < b and b <= c`.
     let result: Expr | null = null;
@@ -343,9 +393,19 @@ export class PyExprs {
         const left = clause.field("left");
         const right = clause.fieldChildren("right").filter((r) => r.isNamed() && kindOf(r) !== "comment");
         const loc = locOf(clause);
-        const iterable: Expr = right.length === 1 && right[0] ? this.expr(right[0]) : { k: "array", items: right.map((r) => this.expr(r)), loc };
+        const iterable: Expr =
+          right.length === 1 && right[0] ? this.expr(right[0]) : { k: "array", items: right.map((r) => this.expr(r)), loc };
         const target: LValue = left ? this.lvalue(left) : { k: "var", name: "<each>", loc };
-        const loop: Extract<Stmt, { k: "loop" }> = { k: "loop", kind: "foreach", test: null, init: [], update: [], body: [], each: { target, iterable }, loc };
+        const loop: Extract<Stmt, { k: "loop" }> = {
+          k: "loop",
+          kind: "foreach",
+          test: null,
+          init: [],
+          update: [],
+          body: [],
+          each: { target, iterable },
+          loc,
+        };
         // Declared first, so a loop that never runs does not hand on an older value of the name.
         into.push(...boundNames(target).map((name): Stmt => ({ k: "declare", name, loc })), loop);
         into = loop.body;
@@ -356,7 +416,10 @@ export class PyExprs {
     }
     const body = node.field("body");
     const sides = body && kindOf(body) === "pair" ? [body.field("key"), body.field("value")] : [body];
-    return unknown(node, sides.filter((b): b is SgNode => !!b).map((b) => this.expr(b)));
+    return unknown(
+      node,
+      sides.filter((b): b is SgNode => !!b).map((b) => this.expr(b)),
+    );
   }
 
   private lambda(node: SgNode): Expr {
@@ -385,7 +448,11 @@ function boundNames(target: LValue): string[] {
 
 /** `fastapi.Request` → `Request`, `Optional[str]` → `Optional`, `"Request"` (a forward reference) → `Request`. */
 export function simpleType(text: string): string {
-  const head = text.trim().replace(/^(['"])(.*)\1$/s, "$2").replace(/\[.*$/s, "").trim();
+  const head = text
+    .trim()
+    .replace(/^(['"])(.*)\1$/s, "$2")
+    .replace(/\[.*$/s, "")
+    .trim();
   return head.split(".").pop()?.trim() ?? head;
 }
 

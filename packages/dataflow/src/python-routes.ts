@@ -17,7 +17,21 @@ const INJECTED_TYPES = new Set(["Request", "WebSocket", "HTTPConnection", "Respo
 const DEPENDENCY_CALLS = new Set(["Depends", "Security"]);
 const DJANGO_REQUEST_TYPES = new Set(["HttpRequest", "WSGIRequest", "ASGIRequest"]);
 /** Methods of Django class-based views and DRF viewsets that receive URL arguments. */
-const VIEW_METHODS = new Set(["get", "post", "put", "patch", "delete", "head", "options", "list", "create", "retrieve", "update", "partial_update", "destroy"]);
+const VIEW_METHODS = new Set([
+  "get",
+  "post",
+  "put",
+  "patch",
+  "delete",
+  "head",
+  "options",
+  "list",
+  "create",
+  "retrieve",
+  "update",
+  "partial_update",
+  "destroy",
+]);
 
 export interface RouteContext {
   decorators: SgNode[];

@@ -64,7 +64,13 @@ describe("lowerPython: statements", () => {
         k: "destructure",
         targets: [
           { k: "var", name: "a" },
-          { k: "destructure", targets: [{ k: "var", name: "b" }, { k: "var", name: "c" }] },
+          {
+            k: "destructure",
+            targets: [
+              { k: "var", name: "b" },
+              { k: "var", name: "c" },
+            ],
+          },
           { k: "field", object: { k: "var", name: "self" }, name: "d", path: "self.d" },
         ],
       },
@@ -73,8 +79,23 @@ describe("lowerPython: statements", () => {
 
   it("assigns to subscripts and attributes", () => {
     expect(moduleBody("d['k'] = v\nobj.a.b = v")).toEqual([
-      { k: "assign", target: { k: "index", object: { k: "var", name: "d" }, index: { k: "const", value: "k" } }, value: { k: "var", name: "v" }, op: "=" },
-      { k: "assign", target: { k: "field", object: { k: "field", object: { k: "var", name: "obj" }, name: "a", path: "obj.a" }, name: "b", path: "obj.a.b" }, value: { k: "var", name: "v" }, op: "=" },
+      {
+        k: "assign",
+        target: { k: "index", object: { k: "var", name: "d" }, index: { k: "const", value: "k" } },
+        value: { k: "var", name: "v" },
+        op: "=",
+      },
+      {
+        k: "assign",
+        target: {
+          k: "field",
+          object: { k: "field", object: { k: "var", name: "obj" }, name: "a", path: "obj.a" },
+          name: "b",
+          path: "obj.a.b",
+        },
+        value: { k: "var", name: "v" },
+        op: "=",
+      },
     ]);
   });
 
@@ -84,7 +105,14 @@ describe("lowerPython: statements", () => {
       k: "if",
       test: { k: "var", name: "a" },
       then: [{ k: "assign", value: { value: 1 } }],
-      else: [{ k: "if", test: { k: "var", name: "b" }, then: [{ k: "assign", value: { value: 2 } }], else: [{ k: "assign", value: { value: 3 } }] }],
+      else: [
+        {
+          k: "if",
+          test: { k: "var", name: "b" },
+          then: [{ k: "assign", value: { value: 2 } }],
+          else: [{ k: "assign", value: { value: 3 } }],
+        },
+      ],
     });
   });
 
@@ -105,9 +133,19 @@ describe("lowerPython: statements", () => {
 
   it("turns `with … as` into assignments before the body", () => {
     expect(moduleBody("with open(p) as f, lock:\n    data = f.read()\n")).toEqual([
-      { k: "assign", target: { k: "var", name: "f" }, value: { k: "call", callee: "open", receiver: null, args: [{ k: "var", name: "p" }], path: "open", text: "open(p)" }, op: "=" },
+      {
+        k: "assign",
+        target: { k: "var", name: "f" },
+        value: { k: "call", callee: "open", receiver: null, args: [{ k: "var", name: "p" }], path: "open", text: "open(p)" },
+        op: "=",
+      },
       { k: "expr", expr: { k: "var", name: "lock" } },
-      { k: "assign", target: { k: "var", name: "data" }, value: expect.objectContaining({ k: "call", callee: "read", receiver: { k: "var", name: "f" } }), op: "=" },
+      {
+        k: "assign",
+        target: { k: "var", name: "data" },
+        value: expect.objectContaining({ k: "call", callee: "read", receiver: { k: "var", name: "f" } }),
+        op: "=",
+      },
     ]);
   });
 
@@ -116,7 +154,10 @@ describe("lowerPython: statements", () => {
     expect(t).toMatchObject({
       k: "try",
       body: [{ expr: { callee: "a" } }, { expr: { callee: "c" } }],
-      handlers: [{ param: "e", body: [{ expr: { callee: "b" } }] }, { param: null, body: [] }],
+      handlers: [
+        { param: "e", body: [{ expr: { callee: "b" } }] },
+        { param: null, body: [] },
+      ],
       finally: [{ expr: { callee: "d" } }],
     });
     const [u] = moduleBody("try:\n    a()\nexcept OSError:\n    with open(p) as fh:\n        pass\n");
@@ -124,9 +165,23 @@ describe("lowerPython: statements", () => {
   });
 
   it("lowers raise to throw and return values, tuples included", () => {
-    expect(moduleBody("raise ValueError(msg) from err\nraise\n")).toMatchObject([{ k: "throw", value: { k: "call", callee: "ValueError" } }, { k: "throw", value: null }]);
+    expect(moduleBody("raise ValueError(msg) from err\nraise\n")).toMatchObject([
+      { k: "throw", value: { k: "call", callee: "ValueError" } },
+      { k: "throw", value: null },
+    ]);
     const m = lower("def f():\n    return a, b\n");
-    expect(strip(fn(m, "f").body)).toEqual([{ k: "return", value: { k: "array", items: [{ k: "var", name: "a" }, { k: "var", name: "b" }] } }]);
+    expect(strip(fn(m, "f").body)).toEqual([
+      {
+        k: "return",
+        value: {
+          k: "array",
+          items: [
+            { k: "var", name: "a" },
+            { k: "var", name: "b" },
+          ],
+        },
+      },
+    ]);
   });
 
   it("ignores import, global, nonlocal, pass and del", () => {
@@ -134,13 +189,27 @@ describe("lowerPython: statements", () => {
   });
 
   it("lowers match to a switch whose cases do not fall through", () => {
-    const [s] = moduleBody('match cmd:\n    case "a" | "b":\n        x()\n    case [first, *rest]:\n        y(first)\n    case other if other:\n        z()\n    case _:\n        w()\n');
+    const [s] = moduleBody(
+      'match cmd:\n    case "a" | "b":\n        x()\n    case [first, *rest]:\n        y(first)\n    case other if other:\n        z()\n    case _:\n        w()\n',
+    );
     expect(s).toMatchObject({
       k: "switch",
       test: { k: "var", name: "cmd" },
       cases: [
-        { values: [{ k: "const", value: "a" }, { k: "const", value: "b" }], body: [{ expr: { callee: "x" } }, { k: "break" }] },
-        { body: [{ k: "assign", target: { k: "destructure", targets: [{ name: "first" }, { name: "rest" }] }, value: { k: "var", name: "cmd" } }, { expr: { callee: "y" } }, { k: "break" }] },
+        {
+          values: [
+            { k: "const", value: "a" },
+            { k: "const", value: "b" },
+          ],
+          body: [{ expr: { callee: "x" } }, { k: "break" }],
+        },
+        {
+          body: [
+            { k: "assign", target: { k: "destructure", targets: [{ name: "first" }, { name: "rest" }] }, value: { k: "var", name: "cmd" } },
+            { expr: { callee: "y" } },
+            { k: "break" },
+          ],
+        },
         { body: [{ k: "assign" }, { k: "if", test: { k: "var", name: "other" } }, { k: "break" }] },
         { values: null, body: [{ expr: { callee: "w" } }, { k: "break" }] },
       ],
@@ -186,12 +255,28 @@ describe("lowerPython: expressions", () => {
       ],
     });
     expect(valueOf('x = f"{{literal}}"')).toEqual({ k: "const", value: "{literal}" });
-    expect(valueOf('x = "a" f"{b}"')).toEqual({ k: "template", parts: [{ k: "const", value: "a" }, { k: "var", name: "b" }] });
+    expect(valueOf('x = "a" f"{b}"')).toEqual({
+      k: "template",
+      parts: [
+        { k: "const", value: "a" },
+        { k: "var", name: "b" },
+      ],
+    });
   });
 
   it("keeps %-formatting as the binary operator and .format as a call on the string", () => {
-    expect(valueOf('x = "rm %s" % name')).toEqual({ k: "binary", op: "%", left: { k: "const", value: "rm %s" }, right: { k: "var", name: "name" } });
-    expect(valueOf('x = "rm {}".format(name)')).toMatchObject({ k: "call", callee: "format", receiver: { k: "const", value: "rm {}" }, args: [{ k: "var", name: "name" }] });
+    expect(valueOf('x = "rm %s" % name')).toEqual({
+      k: "binary",
+      op: "%",
+      left: { k: "const", value: "rm %s" },
+      right: { k: "var", name: "name" },
+    });
+    expect(valueOf('x = "rm {}".format(name)')).toMatchObject({
+      k: "call",
+      callee: "format",
+      receiver: { k: "const", value: "rm {}" },
+      args: [{ k: "var", name: "name" }],
+    });
   });
 
   it("maps boolean, comparison and not operators", () => {
@@ -214,11 +299,26 @@ describe("lowerPython: expressions", () => {
   });
 
   it("lowers conditional expressions, subscripts, containers and dicts", () => {
-    expect(valueOf("x = a if t else b")).toEqual({ k: "cond", test: { k: "var", name: "t" }, then: { k: "var", name: "a" }, else: { k: "var", name: "b" } });
+    expect(valueOf("x = a if t else b")).toEqual({
+      k: "cond",
+      test: { k: "var", name: "t" },
+      then: { k: "var", name: "a" },
+      else: { k: "var", name: "b" },
+    });
     expect(valueOf("x = args['q']")).toEqual({ k: "index", object: { k: "var", name: "args" }, index: { k: "const", value: "q" } });
     expect(valueOf("x = [a, (b, c), {d}]")).toEqual({
       k: "array",
-      items: [{ k: "var", name: "a" }, { k: "array", items: [{ k: "var", name: "b" }, { k: "var", name: "c" }] }, { k: "array", items: [{ k: "var", name: "d" }] }],
+      items: [
+        { k: "var", name: "a" },
+        {
+          k: "array",
+          items: [
+            { k: "var", name: "b" },
+            { k: "var", name: "c" },
+          ],
+        },
+        { k: "array", items: [{ k: "var", name: "d" }] },
+      ],
     });
     expect(valueOf("x = {'k': v, key: w, **rest}")).toEqual({
       k: "object",
@@ -242,14 +342,32 @@ describe("lowerPython: expressions", () => {
         each: { target: { k: "var", name: "i" }, iterable: { k: "var", name: "items" } },
         body: [{ k: "expr", expr: expect.objectContaining({ k: "call", callee: "ok" }) }],
       },
-      { k: "assign", target: { k: "var", name: "x" }, op: "=", value: { k: "unknown", parts: [expect.objectContaining({ k: "call", callee: "quote", args: [{ k: "var", name: "i" }] })] } },
+      {
+        k: "assign",
+        target: { k: "var", name: "x" },
+        op: "=",
+        value: { k: "unknown", parts: [expect.objectContaining({ k: "call", callee: "quote", args: [{ k: "var", name: "i" }] })] },
+      },
     ]);
     const [k, v, outer, assign] = moduleBody("x = {k: v for k, v in pairs for w in v}");
-    expect([k, v]).toEqual([{ k: "declare", name: "k" }, { k: "declare", name: "v" }]);
-    expect(outer).toMatchObject({ each: { target: { k: "destructure" }, iterable: { name: "pairs" } }, body: [{ k: "declare", name: "w" }, { k: "loop", each: { target: { name: "w" }, iterable: { name: "v" } } }] });
+    expect([k, v]).toEqual([
+      { k: "declare", name: "k" },
+      { k: "declare", name: "v" },
+    ]);
+    expect(outer).toMatchObject({
+      each: { target: { k: "destructure" }, iterable: { name: "pairs" } },
+      body: [
+        { k: "declare", name: "w" },
+        { k: "loop", each: { target: { name: "w" }, iterable: { name: "v" } } },
+      ],
+    });
     expect(assign).toMatchObject({ value: { k: "unknown", parts: [{ name: "k" }, { name: "v" }] } });
     const m = lower("f = lambda xs: [y for y in xs]\n");
-    expect(strip(m.functions[1]?.body)).toMatchObject([{ k: "declare", name: "y" }, { k: "loop", each: { iterable: { name: "xs" } } }, { k: "return", value: { k: "unknown" } }]);
+    expect(strip(m.functions[1]?.body)).toMatchObject([
+      { k: "declare", name: "y" },
+      { k: "loop", each: { iterable: { name: "xs" } } },
+      { k: "return", value: { k: "unknown" } },
+    ]);
   });
 
   it("unwraps await and parentheses; splats are opaque", () => {
@@ -270,7 +388,11 @@ describe("lowerPython: expressions", () => {
       callee: "run",
       receiver: { k: "var", name: "subprocess" },
       path: "subprocess.run",
-      args: [{ k: "var", name: "cmd" }, { k: "unknown", parts: [{ k: "var", name: "more" }] }, { k: "unknown", parts: [{ k: "var", name: "opts" }] }],
+      args: [
+        { k: "var", name: "cmd" },
+        { k: "unknown", parts: [{ k: "var", name: "more" }] },
+        { k: "unknown", parts: [{ k: "var", name: "opts" }] },
+      ],
       kwargs: { shell: { k: "const", value: true }, check: { k: "const", value: false } },
       text: "subprocess.run(cmd, *more, shell=True, check=False, **opts)",
     });
@@ -282,21 +404,27 @@ describe("lowerPython: expressions", () => {
   });
 
   it("resolves the first segment of call paths through imports", () => {
-    const m = lower("import subprocess as sp\nimport os.path\nfrom os import system as run_it, popen\nfrom flask import request\nsp.run(x)\nrun_it(x)\npopen(x)\nos.path.join(a, b)\nrequest.args.get('q')\n");
+    const m = lower(
+      "import subprocess as sp\nimport os.path\nfrom os import system as run_it, popen\nfrom flask import request\nsp.run(x)\nrun_it(x)\npopen(x)\nos.path.join(a, b)\nrequest.args.get('q')\n",
+    );
     expect(m.imports).toEqual({ sp: "subprocess", os: "os", run_it: "os.system", popen: "os.popen", request: "flask.request" });
     const paths = strip(fn(m, "<module>").body).map((s) => (s.k === "expr" && s.expr.k === "call" ? s.expr.path : undefined));
     expect(paths).toEqual(["subprocess.run", "os.system", "os.popen", "os.path.join", "flask.request.args.get"]);
   });
 
   it("records relative and function-level imports and skips star imports", () => {
-    const m = lower("from . import views\nfrom ..db import q as query\nfrom m import *\ndef f():\n    import pickle\n    return pickle.loads(b)\n");
+    const m = lower(
+      "from . import views\nfrom ..db import q as query\nfrom m import *\ndef f():\n    import pickle\n    return pickle.loads(b)\n",
+    );
     expect(m.imports).toEqual({ views: ".views", query: "..db.q", pickle: "pickle" });
   });
 });
 
 describe("lowerPython: functions and classes", () => {
   it("lowers every def, with parameters as written", () => {
-    const m = lower("def f(a, b: str = 'x', *args, c, **kw):\n    return a\n\nasync def g():\n    def inner(y):\n        return y\n    return inner(1)\n");
+    const m = lower(
+      "def f(a, b: str = 'x', *args, c, **kw):\n    return a\n\nasync def g():\n    def inner(y):\n        return y\n    return inner(1)\n",
+    );
     expect(m.functions.map((f) => f.name)).toEqual(["<module>", "f", "g", "inner"]);
     expect(fn(m, "f").params).toEqual([{ name: "a" }, { name: "b", type: "str" }, { name: "args" }, { name: "c" }, { name: "kw" }]);
     expect(fn(m, "inner")).toMatchObject({ cls: null, params: [{ name: "y" }] });
@@ -324,7 +452,14 @@ describe("lowerPython: functions and classes", () => {
       },
     ]);
     expect(fn(m, "__init__")).toMatchObject({ cls: "Repo", isConstructor: true, params: [{ name: "self" }, { name: "db" }] });
-    expect(strip(fn(m, "__init__").body)).toEqual([{ k: "assign", target: { k: "field", object: { k: "var", name: "self" }, name: "db", path: "self.db" }, value: { k: "var", name: "db" }, op: "=" }]);
+    expect(strip(fn(m, "__init__").body)).toEqual([
+      {
+        k: "assign",
+        target: { k: "field", object: { k: "var", name: "self" }, name: "db", path: "self.db" },
+        value: { k: "var", name: "db" },
+        op: "=",
+      },
+    ]);
     expect(fn(m, "make")).toMatchObject({ cls: "Repo", isStatic: true, params: [] });
     expect(fn(m, "build")).toMatchObject({ cls: "Repo", params: [{ name: "cls" }, { name: "x" }] });
     expect(fn(m, "build").isStatic).toBeFalsy();
@@ -344,7 +479,17 @@ describe("lowerPython: functions and classes", () => {
       name,
       cls: null,
       params: [{ name: "item" }, { name: "n" }],
-      body: [{ k: "return", value: { k: "binary", op: "+", left: { k: "field", object: { k: "var", name: "item" }, name: "name", path: "item.name" }, right: { k: "var", name: "n" } } }],
+      body: [
+        {
+          k: "return",
+          value: {
+            k: "binary",
+            op: "+",
+            left: { k: "field", object: { k: "var", name: "item" }, name: "name", path: "item.name" },
+            right: { k: "var", name: "n" },
+          },
+        },
+      ],
     });
     const two = lower("a = lambda: 1\nb = lambda: 2\n");
     expect(new Set(two.functions.map((f) => f.name)).size).toBe(3);
@@ -371,13 +516,17 @@ describe("lowerPython: framework parameters", () => {
   });
 
   it("marks Flask route parameters", () => {
-    const m = lower("from flask import Flask\napp = Flask(__name__)\n@app.route('/users/<int:id>')\ndef show(id):\n    pass\n@bp.get('/x/<name>')\ndef other(name):\n    pass\n");
+    const m = lower(
+      "from flask import Flask\napp = Flask(__name__)\n@app.route('/users/<int:id>')\ndef show(id):\n    pass\n@bp.get('/x/<name>')\ndef other(name):\n    pass\n",
+    );
     expect(fn(m, "show").sourceParams).toEqual([{ index: 0, label: "URL path parameter `id`" }]);
     expect(fn(m, "other").sourceParams).toEqual([{ index: 0, label: "URL path parameter `name`" }]);
   });
 
   it("marks Django view parameters after request, in functions and class-based views", () => {
-    const m = lower("def detail(request, pk, slug):\n    pass\nclass V(View):\n    def get(self, request, pk):\n        pass\n    def helper(self, request, x):\n        pass\n");
+    const m = lower(
+      "def detail(request, pk, slug):\n    pass\nclass V(View):\n    def get(self, request, pk):\n        pass\n    def helper(self, request, x):\n        pass\n",
+    );
     expect(fn(m, "detail").sourceParams).toEqual([
       { index: 1, label: "view parameter `pk`" },
       { index: 2, label: "view parameter `slug`" },
@@ -469,7 +618,18 @@ describe("PYTHON_SPEC", () => {
 
   it("recognises request, environment and argv sources", () => {
     const fieldSource = (path: string) => PYTHON_SPEC.sources.find((s) => s.field?.test(path));
-    for (const p of ["request.args", "request.form", "request.GET", "request.POST", "request.COOKIES", "request.META", "request.body", "self.request.GET", "flask.request.json", "request.query_params"]) {
+    for (const p of [
+      "request.args",
+      "request.form",
+      "request.GET",
+      "request.POST",
+      "request.COOKIES",
+      "request.META",
+      "request.body",
+      "self.request.GET",
+      "flask.request.json",
+      "request.query_params",
+    ]) {
       expect(fieldSource(p)?.kind).toBe("remote");
     }
     expect(fieldSource("os.environ")?.kind).toBe("local");
@@ -477,7 +637,8 @@ describe("PYTHON_SPEC", () => {
     expect(fieldSource("requests.args")).toBeUndefined();
     expect(fieldSource("urllib.request.urlopen")).toBeUndefined();
     expect(fieldSource("request.argsx")).toBeUndefined();
-    const sources = (source: string) => matching(PYTHON_SPEC.sources, source).map((id) => PYTHON_SPEC.sources.find((s) => s.id === id)?.kind);
+    const sources = (source: string) =>
+      matching(PYTHON_SPEC.sources, source).map((id) => PYTHON_SPEC.sources.find((s) => s.id === id)?.kind);
     expect(sources("from flask import request\nrequest.args.get('q')")).toEqual(["remote"]);
     expect(sources("request.get_json()")).toEqual(["remote"]);
     expect(sources("input('> ')")).toEqual(["remote"]);
@@ -487,7 +648,8 @@ describe("PYTHON_SPEC", () => {
   });
 
   it("has sanitizers for numbers, shell, HTML, file names and LDAP, and not for look-alikes", () => {
-    const clean = (source: string) => matching(PYTHON_SPEC.sanitizers, source).map((id) => PYTHON_SPEC.sanitizers.find((s) => s.id === id)?.cwes);
+    const clean = (source: string) =>
+      matching(PYTHON_SPEC.sanitizers, source).map((id) => PYTHON_SPEC.sanitizers.find((s) => s.id === id)?.cwes);
     expect(clean("int(x)")).toEqual(["*"]);
     expect(clean("import uuid\nuuid.UUID(x)")).toEqual(["*"]);
     expect(clean("import shlex\nshlex.quote(x)")).toEqual([["CWE-78"]]);
@@ -504,6 +666,8 @@ describe("PYTHON_SPEC", () => {
   });
 
   it("lists the container mutators", () => {
-    expect(PYTHON_SPEC.mutators).toEqual(expect.arrayContaining(["append", "extend", "insert", "add", "update", "setdefault", "write", "put"]));
+    expect(PYTHON_SPEC.mutators).toEqual(
+      expect.arrayContaining(["append", "extend", "insert", "add", "update", "setdefault", "write", "put"]),
+    );
   });
 });

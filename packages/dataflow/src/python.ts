@@ -22,7 +22,18 @@ import { PyExprs, parts, setOwn } from "./python-expr";
 import { sourceParams } from "./python-routes";
 
 /** Statements with no dataflow of their own. */
-const IGNORED = new Set(["pass_statement", "global_statement", "nonlocal_statement", "import_statement", "import_from_statement", "future_import_statement", "delete_statement", "type_alias_statement", "comment", "ERROR"]);
+const IGNORED = new Set([
+  "pass_statement",
+  "global_statement",
+  "nonlocal_statement",
+  "import_statement",
+  "import_from_statement",
+  "future_import_statement",
+  "delete_statement",
+  "type_alias_statement",
+  "comment",
+  "ERROR",
+]);
 
 export function lowerPython(file: string, source: string): ModuleIR {
   const root = parseSource("python", source).root();
@@ -123,14 +134,34 @@ class PyLowering {
         return [this.ifStmt(node.field("condition"), node.field("consequence"), node.fieldChildren("alternative"), loc)];
       case "while_statement": {
         const test = node.field("condition");
-        const loop: Stmt = { k: "loop", kind: "while", test: test ? this.ex.expr(test) : null, init: [], update: [], body: this.block(node.field("body")), loc };
+        const loop: Stmt = {
+          k: "loop",
+          kind: "while",
+          test: test ? this.ex.expr(test) : null,
+          init: [],
+          update: [],
+          body: this.block(node.field("body")),
+          loc,
+        };
         return [loop, ...this.elseBody(node)];
       }
       case "for_statement": {
         const left = node.field("left");
         const right = node.field("right");
-        const each = { target: left ? this.ex.lvalue(left) : ({ k: "var", name: "<each>", loc } as LValue), iterable: right ? this.ex.expr(right) : unknown(node, []) };
-        const loop: Stmt = { k: "loop", kind: "foreach", test: null, init: [], update: [], body: this.block(node.field("body")), each, loc };
+        const each = {
+          target: left ? this.ex.lvalue(left) : ({ k: "var", name: "<each>", loc } as LValue),
+          iterable: right ? this.ex.expr(right) : unknown(node, []),
+        };
+        const loop: Stmt = {
+          k: "loop",
+          kind: "foreach",
+          test: null,
+          init: [],
+          update: [],
+          body: this.block(node.field("body")),
+          each,
+          loc,
+        };
         return [loop, ...this.elseBody(node)];
       }
       case "try_statement":
@@ -155,7 +186,9 @@ class PyLowering {
       case "exec_statement": {
         // Python 2 `exec code in ns` is the builtin `exec`, which the code-injection rule names.
         const args = parts(node).map((c) => this.ex.expr(c));
-        return [{ k: "expr", expr: { k: "call", callee: "exec", receiver: null, args, path: "exec", loc, text: node.text().slice(0, 200) }, loc }];
+        return [
+          { k: "expr", expr: { k: "call", callee: "exec", receiver: null, args, path: "exec", loc, text: node.text().slice(0, 200) }, loc },
+        ];
       }
       default:
         // assert, print (Python 2) and anything unrecognised: keep what its expressions do.
@@ -178,7 +211,17 @@ class PyLowering {
     if (kind === "augmented_assignment") {
       const left = node.field("left");
       const right = node.field("right");
-      if (!left || !right) return [{ k: "expr", expr: unknown(node, parts(node).map((c) => this.ex.expr(c))), loc }];
+      if (!left || !right)
+        return [
+          {
+            k: "expr",
+            expr: unknown(
+              node,
+              parts(node).map((c) => this.ex.expr(c)),
+            ),
+            loc,
+          },
+        ];
       return [{ k: "assign", target: this.ex.lvalue(left), value: this.ex.expr(right), op: node.field("operator")?.text() ?? "=", loc }];
     }
     return [{ k: "expr", expr: this.ex.expr(node), loc }];
@@ -264,7 +307,9 @@ class PyLowering {
   /** `with open(p) as f, g():` → `f = open(p)`, `g()`, then the body. */
   private withStmt(node: SgNode): Stmt[] {
     const out: Stmt[] = [];
-    const items = parts(node).filter((c) => kindOf(c) === "with_clause").flatMap((c) => parts(c));
+    const items = parts(node)
+      .filter((c) => kindOf(c) === "with_clause")
+      .flatMap((c) => parts(c));
     for (const item of items.filter((i) => kindOf(i) === "with_item")) {
       const inner = item.field("value") ?? parts(item)[0];
       if (!inner) continue;
@@ -272,7 +317,11 @@ class PyLowering {
       const valueNode = kindOf(inner) === "as_pattern" ? parts(inner)[0] : inner;
       if (!valueNode) continue;
       const value = this.ex.expr(valueNode);
-      out.push(target ? { k: "assign", target: this.ex.lvalue(target), value, op: "=", loc: locOf(item) } : { k: "expr", expr: value, loc: locOf(item) });
+      out.push(
+        target
+          ? { k: "assign", target: this.ex.lvalue(target), value, op: "=", loc: locOf(item) }
+          : { k: "expr", expr: value, loc: locOf(item) },
+      );
     }
     return [...out, ...this.block(node.field("body"))];
   }
@@ -280,7 +329,8 @@ class PyLowering {
   private matchStmt(node: SgNode): Stmt {
     const loc = locOf(node);
     const subjects = node.fieldChildren("subject").filter((s) => s.isNamed() && kindOf(s) !== "comment");
-    const test: Expr = subjects.length === 1 && subjects[0] ? this.ex.expr(subjects[0]) : { k: "array", items: subjects.map((s) => this.ex.expr(s)), loc };
+    const test: Expr =
+      subjects.length === 1 && subjects[0] ? this.ex.expr(subjects[0]) : { k: "array", items: subjects.map((s) => this.ex.expr(s)), loc };
     const cases: { values: Expr[] | null; body: Stmt[] }[] = [];
     const body = node.field("body");
     const clauses = [...(body ? parts(body) : []), ...node.fieldChildren("alternative")].filter((c) => kindOf(c) === "case_clause");
@@ -295,11 +345,24 @@ class PyLowering {
       }
       // Names a pattern binds receive (parts of) the subject.
       const captures = patterns.flatMap((p) => captureNames(p));
-      const body: Stmt[] = captures.length ? [{ k: "assign", target: { k: "destructure", targets: captures.map((c) => ({ k: "var", name: c.text(), loc: locOf(c) })), loc }, value: test, op: "=", loc }] : [];
+      const body: Stmt[] = captures.length
+        ? [
+            {
+              k: "assign",
+              target: { k: "destructure", targets: captures.map((c) => ({ k: "var", name: c.text(), loc: locOf(c) })), loc },
+              value: test,
+              op: "=",
+              loc,
+            },
+          ]
+        : [];
       const guard = parts(clause).find((c) => kindOf(c) === "if_clause");
       const guardExpr = guard ? parts(guard)[0] : undefined;
       const inner = this.block(clause.field("consequence") ?? parts(clause).find((c) => kindOf(c) === "block") ?? null);
-      if (guardExpr) body.push(...this.withHoisted(() => [{ k: "if", test: this.ex.expr(guardExpr), then: inner, else: [], loc: locOf(guard as SgNode) }]));
+      if (guardExpr)
+        body.push(
+          ...this.withHoisted(() => [{ k: "if", test: this.ex.expr(guardExpr), then: inner, else: [], loc: locOf(guard as SgNode) }]),
+        );
       else body.push(...inner);
       // Python cases never fall through.
       body.push({ k: "break", loc: locOf(clause) });
@@ -313,12 +376,28 @@ class PyLowering {
     const inner = parts(pattern)[0];
     if (!inner) return pattern.text().trim() === "_" ? null : [unknown(pattern, [])];
     const kind = kindOf(inner);
-    if (kind === "union_pattern") return parts(inner).flatMap((p) => (kindOf(p) === "case_pattern" ? (this.caseValues(p) ?? []) : [this.ex.expr(p)]));
+    if (kind === "union_pattern")
+      return parts(inner).flatMap((p) => (kindOf(p) === "case_pattern" ? (this.caseValues(p) ?? []) : [this.ex.expr(p)]));
     if (kind === "dotted_name") {
       const names = parts(inner);
       if (names.length === 1) return null;
       const chain = names.map((n) => n.text()).join(".");
-      return [{ k: "field", object: { k: "var", name: names.slice(0, -1).map((n) => n.text()).join("."), loc: locOf(inner) }, name: names[names.length - 1]?.text() ?? "", path: chain, loc: locOf(inner) }];
+      return [
+        {
+          k: "field",
+          object: {
+            k: "var",
+            name: names
+              .slice(0, -1)
+              .map((n) => n.text())
+              .join("."),
+            loc: locOf(inner),
+          },
+          name: names[names.length - 1]?.text() ?? "",
+          path: chain,
+          loc: locOf(inner),
+        },
+      ];
     }
     if (["string", "concatenated_string", "integer", "float", "true", "false", "none"].includes(kind)) return [this.ex.expr(inner)];
     if (kind === "as_pattern") {
@@ -354,7 +433,9 @@ class PyLowering {
   /** Returns the class body's loose statements, which run where the class is defined. */
   private classDef(node: SgNode): Stmt[] {
     const name = node.field("name")?.text() ?? "<class>";
-    const bases = (node.field("superclasses") ? parts(node.field("superclasses") as SgNode) : []).filter((b) => !["keyword_argument", "dictionary_splat", "list_splat"].includes(kindOf(b)));
+    const bases = (node.field("superclasses") ? parts(node.field("superclasses") as SgNode) : []).filter(
+      (b) => !["keyword_argument", "dictionary_splat", "list_splat"].includes(kindOf(b)),
+    );
     const baseNames = bases.map((b) => b.text().replace(/\s+/g, ""));
     const superclass = baseNames[0] && baseNames[0] !== "object" ? baseNames[0] : null;
     const cls: ClassIR = { name, superclass, fields: [] };
@@ -366,7 +447,8 @@ class PyLowering {
       const kind = kindOf(member);
       if (kind === "function_definition") this.functionDef(member, [], cls);
       else if (kind === "decorated_definition") loose.push(...this.decorated(member, cls));
-      else if (kind === "expression_statement" && parts(member).length === 1 && kindOf(parts(member)[0] as SgNode) === "assignment") this.field(parts(member)[0] as SgNode, cls, loose);
+      else if (kind === "expression_statement" && parts(member).length === 1 && kindOf(parts(member)[0] as SgNode) === "assignment")
+        this.field(parts(member)[0] as SgNode, cls, loose);
       else loose.push(...this.stmt(member));
     }
     return loose;

@@ -108,4 +108,3 @@ export function join(a: Value | undefined, b: Value | undefined): Value {
 export function combine(parts: readonly Value[]): Value {
   return { facts: mergeFacts(...parts.map((p) => p.facts)) };
 }
-

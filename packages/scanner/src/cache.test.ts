@@ -24,8 +24,20 @@ afterAll(() => removeDir(root));
 function scan(url: string, analyzers: Analyzer[], cache?: MemoryAnalysisCache) {
   return withWorkspace(join(root, "ws"), async (dir) => {
     const dest = join(dir, "repo");
-    const { blobs } = await checkoutRepository({ gitUri: url, dest, allowInsecure: true, timeoutMs: 30_000, maxRepoBytes: 50 * 1024 * 1024 });
-    const result = await runAnalyzers({ dir: dest, timeoutMs: 30_000, maxOutputBytes: 8 * 1024 * 1024, analyzers, ...(cache ? { cache, blobs } : {}) });
+    const { blobs } = await checkoutRepository({
+      gitUri: url,
+      dest,
+      allowInsecure: true,
+      timeoutMs: 30_000,
+      maxRepoBytes: 50 * 1024 * 1024,
+    });
+    const result = await runAnalyzers({
+      dir: dest,
+      timeoutMs: 30_000,
+      maxOutputBytes: 8 * 1024 * 1024,
+      analyzers,
+      ...(cache ? { cache, blobs } : {}),
+    });
     return { findings: result.findings.map(reported).sort(), cached: result.analyzers.map((a) => [a.name, a.cached_files]) };
   });
 }

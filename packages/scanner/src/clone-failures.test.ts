@@ -16,14 +16,21 @@ import { GitCommandError } from "./git/run";
 import { gitErrorText } from "./git/stderr";
 import { git, makeRepo, removeDir, tempDir } from "../test/git-fixtures";
 
-const CORRUPT = "The repository could not be fetched: the server's copy is missing objects or has corrupt ones (its owner can check it with `git fsck`).";
+const CORRUPT =
+  "The repository could not be fetched: the server's copy is missing objects or has corrupt ones (its owner can check it with `git fsck`).";
 
 let root: string;
 beforeAll(() => (root = tempDir("ax-clone-failures-")));
 afterAll(() => removeDir(root));
 
 const clone = (over: Partial<CloneOptions> & { gitUri: string }) =>
-  cloneRepository({ dest: join(root, `dest-${Math.random().toString(36).slice(2)}`), allowInsecure: true, timeoutMs: 30_000, maxRepoBytes: 50 * 1024 * 1024, ...over });
+  cloneRepository({
+    dest: join(root, `dest-${Math.random().toString(36).slice(2)}`),
+    allowInsecure: true,
+    timeoutMs: 30_000,
+    maxRepoBytes: 50 * 1024 * 1024,
+    ...over,
+  });
 
 /** Enough files that git prints kilobytes of progress before it fails. */
 function manyFiles(): Record<string, string> {
@@ -109,7 +116,11 @@ describe("git's stderr as kept for classification", () => {
     const into = join(root, "progress-dest");
     git(root, ["init", "-q", into]);
     // Plain git, as the clone runs it (--progress): the control shows what there is to drop.
-    const run = spawnSync("git", ["-c", "protocol.file.allow=always", "fetch", "--progress", "--depth=1", "--", repo.url, "+HEAD:refs/x"], { cwd: into, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: root } });
+    const run = spawnSync("git", ["-c", "protocol.file.allow=always", "fetch", "--progress", "--depth=1", "--", repo.url, "+HEAD:refs/x"], {
+      cwd: into,
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", HOME: root },
+    });
     expect(run.status).not.toBe(0);
     expect(run.stderr).toMatch(/remote: Counting objects: +\d+% \(\d+\/\d+\)/);
     expect(run.stderr.length).toBeGreaterThan(5_000);
@@ -119,7 +130,9 @@ describe("git's stderr as kept for classification", () => {
     expect(kept).not.toContain("\u001b");
     expect(kept).toMatch(/possible repository corruption/);
     expect(kept.length).toBeLessThan(1_000);
-    expect(mapCloneError(new GitCommandError(kept), { branch: undefined, reason: null, sizeMessage: "", timeoutMs: 1 })).toBeInstanceOf(ScanInputError);
+    expect(mapCloneError(new GitCommandError(kept), { branch: undefined, reason: null, sizeMessage: "", timeoutMs: 1 })).toBeInstanceOf(
+      ScanInputError,
+    );
   });
 
   it("keeps at most the last 4 KiB", () => {
@@ -173,10 +186,18 @@ describe("hosts that cannot be reached or resolved", () => {
 
   // curl's wording, as git passes it on; producing it for real would need a DNS query.
   it("classifies curl's name-resolution and certificate failures as the repository's, and leaves transient ones to retry", () => {
-    const map = (text: string) => mapCloneError(new GitCommandError(text), { branch: undefined, reason: null, sizeMessage: "", timeoutMs: 1 });
-    expect(map("fatal: unable to access 'https://git.example.test/o/r.git/': Could not resolve host: git.example.test")).toEqual(new ScanInputError("The repository's host name could not be resolved."));
-    expect(map("fatal: unable to access 'https://git.example.test/o/r.git/': SSL certificate problem: self-signed certificate")).toBeInstanceOf(ScanInputError);
-    for (const transient of ["error: RPC failed; curl 18 transfer closed with outstanding read data remaining\nfatal: early EOF", "fatal: unable to access 'https://h.test/r/': The requested URL returned error: 502"]) {
+    const map = (text: string) =>
+      mapCloneError(new GitCommandError(text), { branch: undefined, reason: null, sizeMessage: "", timeoutMs: 1 });
+    expect(map("fatal: unable to access 'https://git.example.test/o/r.git/': Could not resolve host: git.example.test")).toEqual(
+      new ScanInputError("The repository's host name could not be resolved."),
+    );
+    expect(
+      map("fatal: unable to access 'https://git.example.test/o/r.git/': SSL certificate problem: self-signed certificate"),
+    ).toBeInstanceOf(ScanInputError);
+    for (const transient of [
+      "error: RPC failed; curl 18 transfer closed with outstanding read data remaining\nfatal: early EOF",
+      "fatal: unable to access 'https://h.test/r/': The requested URL returned error: 502",
+    ]) {
       expect(map(transient)).not.toBeInstanceOf(ScanInputError);
     }
   });

@@ -33,7 +33,7 @@ function evilScript(path: string, marker: string): string {
 }
 
 it("checks a committed symlink to /etc/passwd out as a small plain file holding the link text", async () => {
-  const src = makeRepo(root, "symlink-src", { "leak": { symlink: "/etc/passwd" }, "docs/dir-link": { symlink: "/etc" } });
+  const src = makeRepo(root, "symlink-src", { leak: { symlink: "/etc/passwd" }, "docs/dir-link": { symlink: "/etc" } });
   expect(git(src.path, ["ls-files", "-s", "leak"])).toMatch(/^120000 /); // really a symlink in the repo
   const dest = join(root, "symlink-dest");
   await clone(src.url, dest);
@@ -120,7 +120,11 @@ it("git run inside a bare repository buried in the checkout refuses to use it", 
   const inside = join(dest, "evil");
   // Control: default git discovers and uses the buried repository.
   expect(plainGit(inside, ["rev-parse", "--git-dir"], ["-c", "safe.bareRepository=all"]).stdout.trim()).toBe(".");
-  const hardened = plainGit(inside, ["rev-parse", "--git-dir"], hardenedGitConfig(false).flatMap((kv) => ["-c", kv]));
+  const hardened = plainGit(
+    inside,
+    ["rev-parse", "--git-dir"],
+    hardenedGitConfig(false).flatMap((kv) => ["-c", kv]),
+  );
   expect(hardened.status).not.toBe(0);
   expect(hardened.stderr).toMatch(/cannot use bare repository/);
 });
@@ -148,7 +152,11 @@ describe("redirects and protocols", () => {
     });
     const dest = join(root, "redirect-dest");
     const err = await cloneRepository({
-      gitUri: `http://127.0.0.1:${redirector}/org/repo.git`, dest, allowInsecure: true, timeoutMs: 10_000, maxRepoBytes: 1024 * 1024,
+      gitUri: `http://127.0.0.1:${redirector}/org/repo.git`,
+      dest,
+      allowInsecure: true,
+      timeoutMs: 10_000,
+      maxRepoBytes: 1024 * 1024,
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ScanInputError);
     expect((err as Error).message).toMatch(/redirects are not followed/);

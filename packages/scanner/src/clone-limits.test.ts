@@ -40,7 +40,9 @@ describe("size limit", () => {
   it("refuses a repository with a 3 MiB incompressible file under a 1 MiB limit", async () => {
     const src = makeRepo(root, "big-random", { "blob.bin": randomBytes(3 * MIB) });
     const dest = join(root, "big-random-dest");
-    const err = await cloneRepository({ gitUri: src.url, dest, allowInsecure: true, timeoutMs: 30_000, maxRepoBytes: MIB }).catch((e: unknown) => e);
+    const err = await cloneRepository({ gitUri: src.url, dest, allowInsecure: true, timeoutMs: 30_000, maxRepoBytes: MIB }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ScanInputError);
     expect((err as Error).message).toBe("Repository exceeds the size limit of 1 MiB.");
     expect(existsSync(dest)).toBe(false);
@@ -49,7 +51,11 @@ describe("size limit", () => {
   it("measures the checkout, not the compressed transfer (3 MiB of zeros packs to a few KiB)", async () => {
     const src = makeRepo(root, "big-zeros", { "zeros.bin": Buffer.alloc(3 * MIB) });
     const err = await cloneRepository({
-      gitUri: src.url, dest: join(root, "big-zeros-dest"), allowInsecure: true, timeoutMs: 30_000, maxRepoBytes: MIB,
+      gitUri: src.url,
+      dest: join(root, "big-zeros-dest"),
+      allowInsecure: true,
+      timeoutMs: 30_000,
+      maxRepoBytes: MIB,
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ScanInputError);
     expect((err as Error).message).toMatch(/size limit of 1 MiB/);
@@ -64,7 +70,9 @@ describe("size limit", () => {
 
   it("reads the received-bytes figure from git's progress output", () => {
     expect(receivedBytes("Receiving objects:  45% (9/20), 1.50 MiB | 2.00 MiB/s\r")).toBe(1.5 * MIB);
-    expect(receivedBytes("Receiving objects:  10% (1/10), 512 bytes | 1 KiB/s\rReceiving objects:  50% (5/10), 20.00 KiB | 1 KiB/s\r")).toBe(20 * 1024);
+    expect(
+      receivedBytes("Receiving objects:  10% (1/10), 512 bytes | 1 KiB/s\rReceiving objects:  50% (5/10), 20.00 KiB | 1 KiB/s\r"),
+    ).toBe(20 * 1024);
     expect(receivedBytes("Resolving deltas: 100% (3/3), done.")).toBeNull();
   });
 });
@@ -90,7 +98,12 @@ describe("time limits and cancellation", () => {
     const started = Date.now();
     const dest = join(root, "aborted-dest");
     const err = await cloneRepository({
-      gitUri: hangingUrl, dest, allowInsecure: true, timeoutMs: 30_000, maxRepoBytes: MIB, signal: controller.signal,
+      gitUri: hangingUrl,
+      dest,
+      allowInsecure: true,
+      timeoutMs: 30_000,
+      maxRepoBytes: MIB,
+      signal: controller.signal,
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ScanAbortedError);
     expect((err as Error).name).toBe("AbortError");

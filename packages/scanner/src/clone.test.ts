@@ -128,7 +128,9 @@ describe("cloneRepository input policy (no git process is started)", () => {
     const resolveHost = async (): Promise<string[]> => {
       throw Object.assign(new Error("getaddrinfo EAI_AGAIN"), { code: "EAI_AGAIN" });
     };
-    const err = await cloneRepository(opts({ gitUri: "https://flaky.example.com/a/b", allowInsecure: false, resolveHost })).catch((e: unknown) => e);
+    const err = await cloneRepository(opts({ gitUri: "https://flaky.example.com/a/b", allowInsecure: false, resolveHost })).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(ScanInputError);
   });
@@ -143,6 +145,8 @@ describe("remoteCommit", () => {
     await expect(remoteCommit(opts({ allowInsecure: false }))).resolves.toBeNull();
     // An internal host is refused as the clone refuses it.
     const { resolveHost } = recordingResolver(["10.0.0.5"]);
-    await expect(remoteCommit(opts({ gitUri: "https://git.example.com/acme/app.git", allowInsecure: false, resolveHost }))).rejects.toBeInstanceOf(ScanInputError);
+    await expect(
+      remoteCommit(opts({ gitUri: "https://git.example.com/acme/app.git", allowInsecure: false, resolveHost })),
+    ).rejects.toBeInstanceOf(ScanInputError);
   });
 });

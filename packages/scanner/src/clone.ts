@@ -198,13 +198,17 @@ async function fetchAndCheckout(clone: Clone, repo: Layout, linkFrom?: string): 
   const at = { gitDir: repo.gitDir };
   const ref = opts.branch !== undefined ? `refs/heads/${opts.branch}` : "HEAD";
   // --no-write-fetch-head: nothing of the remote's is stored but objects and the ref we name.
-  const fetch = runGit(session, ["fetch", "--progress", "--depth=1", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, `+${ref}:${FETCHED}`], {
-    ...at,
-    onStderr: (stderr) =>
-      watchReceivedBytes(stderr, (bytes) => {
-        if (bytes > opts.maxRepoBytes) limits.stop("size");
-      }),
-  });
+  const fetch = runGit(
+    session,
+    ["fetch", "--progress", "--depth=1", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, `+${ref}:${FETCHED}`],
+    {
+      ...at,
+      onStderr: (stderr) =>
+        watchReceivedBytes(stderr, (bytes) => {
+          if (bytes > opts.maxRepoBytes) limits.stop("size");
+        }),
+    },
+  );
   // The default branch's name, asked at the same time: a fetch does not record it.
   const head = opts.branch === undefined ? runGit(session, ["ls-remote", "--symref", "--", url, "HEAD"]) : Promise.resolve(null);
   const tree = { gitDir: repo.gitDir, workTree: repo.workTree };
@@ -214,7 +218,8 @@ async function fetchAndCheckout(clone: Clone, repo: Layout, linkFrom?: string): 
   const refresh = repo.reused ? runGit(session, ["update-index", "-q", "--refresh"], tree) : Promise.resolve(null);
   const [fetched, symref] = await Promise.allSettled([fetch, head, refresh]);
   if (fetched.status === "rejected") throw fetched.reason;
-  const named = symref.status === "fulfilled" ? /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(symref.value?.toString("utf8") ?? "")?.[1] : undefined;
+  const named =
+    symref.status === "fulfilled" ? /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(symref.value?.toString("utf8") ?? "")?.[1] : undefined;
   const branch = opts.branch ?? named ?? "HEAD";
 
   const commit = await fetchedCommit(session, repo.gitDir);
@@ -248,7 +253,11 @@ async function haveCommit(session: GitSession, gitDir: string, url: string, id: 
   const ok = () => true;
   const no = () => false;
   if (await runGit(session, ["cat-file", "-e", `${id}^{commit}`], { gitDir }).then(ok, no)) return true;
-  return runGit(session, ["fetch", "--quiet", "--depth=1", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, id], { gitDir }).then(ok, no);
+  return runGit(
+    session,
+    ["fetch", "--quiet", "--depth=1", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, id],
+    { gitDir },
+  ).then(ok, no);
 }
 
 /** At most this many earlier commits are mapped: the branch's own (usually one) and four other branches'. */
@@ -259,13 +268,28 @@ const MAX_REFERENCES = 6;
  * is fetched (shallow, by id); one that cannot be (a force-push removed it) is left out, and the
  * store then matches those findings by their code and context alone.
  */
-async function lineMapsTo(session: GitSession, gitDir: string, url: string, commit: string, references: { commit: string; sameBranch: boolean }[]): Promise<CommitLineMap[]> {
+async function lineMapsTo(
+  session: GitSession,
+  gitDir: string,
+  url: string,
+  commit: string,
+  references: { commit: string; sameBranch: boolean }[],
+): Promise<CommitLineMap[]> {
   const maps: CommitLineMap[] = [];
   const seen = new Set<string>();
   const wanted = references.filter((r) => OBJECT_ID.test(r.commit) && r.commit !== commit && !seen.has(r.commit) && seen.add(r.commit));
   for (const { commit: ref, sameBranch } of wanted.slice(0, MAX_REFERENCES)) {
     if (!(await haveCommit(session, gitDir, url, ref))) continue;
-    const diff = await runGit(session, [...(sameBranch ? LINE_MAP_DIFF_ARGS : LINE_MAP_DIFF_ARGS.map((a) => (a === "--find-renames" ? "--no-renames" : a))), ref, commit, "--"], { gitDir }).catch(() => null);
+    const diff = await runGit(
+      session,
+      [
+        ...(sameBranch ? LINE_MAP_DIFF_ARGS : LINE_MAP_DIFF_ARGS.map((a) => (a === "--find-renames" ? "--no-renames" : a))),
+        ref,
+        commit,
+        "--",
+      ],
+      { gitDir },
+    ).catch(() => null);
     if (diff) maps.push(parseLineMap(ref, commit, diff));
   }
   return maps;
@@ -304,10 +328,28 @@ async function baseCommit(clone: Clone, gitDir: string, baseline: string, commit
   let found = await mergeBase();
   for (const depth of MERGE_BASE_DEPTHS) {
     if (found) break;
-    await runGit(session, ["fetch", "--quiet", `--deepen=${depth}`, "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", url, commit, baseline], { gitDir }).catch(() => undefined);
+    await runGit(
+      session,
+      [
+        "fetch",
+        "--quiet",
+        `--deepen=${depth}`,
+        "--no-tags",
+        "--no-recurse-submodules",
+        "--no-write-fetch-head",
+        "--",
+        url,
+        commit,
+        baseline,
+      ],
+      { gitDir },
+    ).catch(() => undefined);
     found = await mergeBase();
   }
-  if (!found) throw new ScanInputError(`The baseline commit shares no history with the scanned commit within ${MERGE_BASE_DEPTHS.reduce((a, b) => a + b, 1)} commits.`);
+  if (!found)
+    throw new ScanInputError(
+      `The baseline commit shares no history with the scanned commit within ${MERGE_BASE_DEPTHS.reduce((a, b) => a + b, 1)} commits.`,
+    );
   const lineMap = parseLineMap(found, commit, await runGit(session, [...LINE_MAP_DIFF_ARGS, found, commit, "--"], { gitDir }));
   let dir: string | null = null;
   let entries: ListedEntry[] = [];
@@ -338,7 +380,8 @@ function parseTree(listing: Buffer): ListedEntry[] {
     const tab = listing.indexOf(9, start);
     if (tab !== -1 && tab < end) {
       const m = /^(\d+) \S+ ([0-9a-f]{40,64}) +(\d+|-)$/.exec(listing.subarray(start, tab).toString("latin1"));
-      if (m?.[1] && m[2] && m[3]) entries.push({ mode: m[1], id: m[2], size: m[3] === "-" ? 0 : Number(m[3]), path: listing.subarray(tab + 1, end) });
+      if (m?.[1] && m[2] && m[3])
+        entries.push({ mode: m[1], id: m[2], size: m[3] === "-" ? 0 : Number(m[3]), path: listing.subarray(tab + 1, end) });
     }
     start = end + 1;
   }
@@ -398,7 +441,10 @@ class CloneLimits {
   private readonly timer: NodeJS.Timeout;
   reason: "timeout" | "size" | "aborted" | null = null;
 
-  constructor(timeoutMs: number, private readonly outer: AbortSignal | undefined) {
+  constructor(
+    timeoutMs: number,
+    private readonly outer: AbortSignal | undefined,
+  ) {
     this.timer = setTimeout(() => this.stop("timeout"), timeoutMs);
     outer?.addEventListener("abort", this.onOuterAbort, { once: true });
     if (outer?.aborted) this.stop("aborted");

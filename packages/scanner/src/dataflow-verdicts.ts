@@ -56,14 +56,19 @@ export function applyDataflowVerdicts(findings: NormalizedFinding[], analyzed: b
       continue;
     }
     const family = familyOf(f.cwe_id);
-    const match = (byFile.get(f.file) ?? []).filter((t) => t.cwe_id && family.has(t.cwe_id) && t.start_line <= f.end_line && t.end_line >= f.start_line);
+    const match = (byFile.get(f.file) ?? []).filter(
+      (t) => t.cwe_id && family.has(t.cwe_id) && t.start_line <= f.end_line && t.end_line >= f.start_line,
+    );
     if (match.length) {
       const lead = match[0]!;
       for (const m of match) used.add(m);
       out.push({
         ...f,
         confidence: "HIGH",
-        sources: [...(f.sources ?? [{ analyzer: f.analyzer, rule_id: f.rule_id }]), ...match.map((m) => ({ analyzer: m.analyzer, rule_id: m.rule_id }))],
+        sources: [
+          ...(f.sources ?? [{ analyzer: f.analyzer, rule_id: f.rule_id }]),
+          ...match.map((m) => ({ analyzer: m.analyzer, rule_id: m.rule_id })),
+        ],
         dataflow: { ...lead.dataflow!, confirms: [{ analyzer: f.analyzer, rule_id: f.rule_id }] },
       });
       continue;

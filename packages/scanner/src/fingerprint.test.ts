@@ -4,9 +4,26 @@ import { fingerprintFindings, normalizeCode } from "./fingerprint";
 function finding(over: Partial<NormalizedFinding> & { text: string }): NormalizedFinding {
   const { text, ...rest } = over;
   return {
-    analyzer: "ast-grep", rule_id: "js-eval", title: "eval", message: "eval", cwe_id: "CWE-95", cwe_name: null, owasp: null,
-    file: "src/a.js", start_line: 1, end_line: 1, start_column: 1, end_column: 10, snippet: text, severity: "HIGH",
-    confidence: "MEDIUM", likelihood: null, impact: null, remediation: null, fingerprint: "", raw: { text },
+    analyzer: "ast-grep",
+    rule_id: "js-eval",
+    title: "eval",
+    message: "eval",
+    cwe_id: "CWE-95",
+    cwe_name: null,
+    owasp: null,
+    file: "src/a.js",
+    start_line: 1,
+    end_line: 1,
+    start_column: 1,
+    end_column: 10,
+    snippet: text,
+    severity: "HIGH",
+    confidence: "MEDIUM",
+    likelihood: null,
+    impact: null,
+    remediation: null,
+    fingerprint: "",
+    raw: { text },
     ...rest,
   };
 }

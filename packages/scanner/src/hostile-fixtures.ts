@@ -95,9 +95,18 @@ export function fastImportCommit(repo: string, entries: readonly (TreeEntry | Ob
     return `M ${mode} ${ref} ${quotePath(Buffer.isBuffer(e.path) ? e.path : Buffer.from(e.path))}\n`;
   });
   const msg = Buffer.from(message);
-  parts.push(Buffer.from(`commit refs/heads/main\ncommitter Mallory <mallory@example.invalid> 1700000000 +0000\ndata ${msg.length}\n`), msg, Buffer.from("\n"));
+  parts.push(
+    Buffer.from(`commit refs/heads/main\ncommitter Mallory <mallory@example.invalid> 1700000000 +0000\ndata ${msg.length}\n`),
+    msg,
+    Buffer.from("\n"),
+  );
   parts.push(Buffer.from(lines.join("")), Buffer.from("\n"));
-  const run = spawnSync("git", ["fast-import", "--quiet", "--force"], { cwd: repo, env: GIT_ENV, input: Buffer.concat(parts), maxBuffer: 16 * 1024 * 1024 });
+  const run = spawnSync("git", ["fast-import", "--quiet", "--force"], {
+    cwd: repo,
+    env: GIT_ENV,
+    input: Buffer.concat(parts),
+    maxBuffer: 16 * 1024 * 1024,
+  });
   if (run.status !== 0) throw new Error(`git fast-import failed: ${run.stderr.toString()}`);
   return gitIn(repo, ["rev-parse", "refs/heads/main"]).trim();
 }

@@ -24,7 +24,17 @@ import { ScanInputError } from "./errors";
 import { hardenedGitConfig, hardenedGitEnv } from "./git/hardening";
 import type { ResolveHost } from "./git/resolve-host";
 import {
-  connectionRecorder, fastImportCommit, gitIn, hashBlob, initRepo, loopbackHostsName, mktreeCommit, removeTree, walk, writeZeroBlob, type TreeEntry,
+  connectionRecorder,
+  fastImportCommit,
+  gitIn,
+  hashBlob,
+  initRepo,
+  loopbackHostsName,
+  mktreeCommit,
+  removeTree,
+  walk,
+  writeZeroBlob,
+  type TreeEntry,
 } from "./hostile-fixtures";
 import { runAnalyzers, type RunAnalyzersResult } from "./run";
 import { tempDir } from "../test/git-fixtures";
@@ -53,7 +63,10 @@ beforeAll(() => {
   outside = join(root, "outside");
   mkdirSync(markers);
   mkdirSync(join(outside, "dir"), { recursive: true });
-  writeFileSync(join(outside, "canary.py"), `import os\n\ndef handler(cmd):\n    os.system("${CANARY} " + cmd)\n    return eval("${CANARY}")\n`);
+  writeFileSync(
+    join(outside, "canary.py"),
+    `import os\n\ndef handler(cmd):\n    os.system("${CANARY} " + cmd)\n    return eval("${CANARY}")\n`,
+  );
   writeFileSync(join(outside, "dir", "vuln.c"), `/* ${CANARY} */\n${C_GETS}`);
 });
 afterEach(() => {
@@ -61,7 +74,9 @@ afterEach(() => {
   expect(readdirSync(markers)).toEqual([]);
 });
 afterAll(() => {
-  process.stdout.write(`hostile-repos: ${tried.repo.size} hostile repository inputs and ${tried.uri.size} hostile git_uri values (worker path) tried\n`);
+  process.stdout.write(
+    `hostile-repos: ${tried.repo.size} hostile repository inputs and ${tried.uri.size} hostile git_uri values (worker path) tried\n`,
+  );
   removeTree(root);
 });
 
@@ -76,7 +91,15 @@ interface ScanOutcome {
 let projects = 0;
 
 /** The worker's sequence. `inCheckout` runs after the analyzers, before the workspace goes. */
-async function scanRepo(url: string, opts: { maxRepoBytes?: number; analyzerTimeoutMs?: number; onCheckout?: (checkout: string) => void; inCheckout?: (checkout: string) => Promise<void> } = {}): Promise<ScanOutcome> {
+async function scanRepo(
+  url: string,
+  opts: {
+    maxRepoBytes?: number;
+    analyzerTimeoutMs?: number;
+    onCheckout?: (checkout: string) => void;
+    inCheckout?: (checkout: string) => Promise<void>;
+  } = {},
+): Promise<ScanOutcome> {
   const started = performance.now();
   let checkout = "";
   let result: RunAnalyzersResult | null = null;
@@ -88,9 +111,20 @@ async function scanRepo(url: string, opts: { maxRepoBytes?: number; analyzerTime
       // As the worker does: through a repository kept for the project (kept-repo.ts), here
       // a new one per scan, outside the workspaces.
       const stateDir = join(root, "state", `project-${++projects}`);
-      const { blobs } = await checkoutRepository({ gitUri: url, dest: checkout, allowInsecure: true, timeoutMs: 300_000, maxRepoBytes: opts.maxRepoBytes ?? 64 * MIB, stateDir });
+      const { blobs } = await checkoutRepository({
+        gitUri: url,
+        dest: checkout,
+        allowInsecure: true,
+        timeoutMs: 300_000,
+        maxRepoBytes: opts.maxRepoBytes ?? 64 * MIB,
+        stateDir,
+      });
       const analysis = await runAnalyzers({
-        dir: checkout, timeoutMs: opts.analyzerTimeoutMs ?? 120_000, maxOutputBytes: 16 * MIB, blobs, cache: new MemoryAnalysisCache(),
+        dir: checkout,
+        timeoutMs: opts.analyzerTimeoutMs ?? 120_000,
+        maxOutputBytes: 16 * MIB,
+        blobs,
+        cache: new MemoryAnalysisCache(),
       });
       await opts.inCheckout?.(checkout);
       return analysis;
@@ -118,7 +152,10 @@ function expectCompleted(o: ScanOutcome): RunAnalyzersResult {
 function expectRefused(o: ScanOutcome, message: RegExp = /./): void {
   const text = o.error?.message ?? "";
   const summary = `${o.error?.name ?? "no error"}: ${text.slice(0, 200)}${text.length > 200 ? `… (${text.length} characters)` : ""}`;
-  expect({ error: summary, workspaceLeft: o.workspaceLeft }).toEqual({ error: expect.stringMatching(/^ScanInputError: /), workspaceLeft: false });
+  expect({ error: summary, workspaceLeft: o.workspaceLeft }).toEqual({
+    error: expect.stringMatching(/^ScanInputError: /),
+    workspaceLeft: false,
+  });
   expect(text).toMatch(message);
   expect(text.length).toBeLessThan(300);
   expect(text).not.toContain(root);
@@ -128,7 +165,9 @@ const filesWithFindings = (findings: NormalizedFinding[]) => new Set(findings.ma
 
 /** Committed paths compared with what is on disk after the analyzers ran: nothing new appeared. */
 async function expectOnlyCommittedFiles(checkout: string, committed: string[]): Promise<void> {
-  const onDisk = [...(await walk(checkout)).entries()].filter(([p, kind]) => kind !== "dir" && p !== ".git" && !p.startsWith(".git/")).map(([p]) => p);
+  const onDisk = [...(await walk(checkout)).entries()]
+    .filter(([p, kind]) => kind !== "dir" && p !== ".git" && !p.startsWith(".git/"))
+    .map(([p]) => p);
   expect(onDisk.sort()).toEqual([...committed].sort());
 }
 
@@ -209,9 +248,14 @@ it("a submodule pointing at a local path is not fetched, and .gitmodules command
   // Control: plain git following submodules does fetch the local path. (Git itself refuses
   // the `update = !command` line, so the control repository carries only lib/sub.)
   const benign = initRepo(join(root, "submodule-benign"));
-  fastImportCommit(benign.path, [{ path: ".gitmodules", content: plainEntry }, { path: "lib/sub", id: subHead, mode: "160000" }]);
+  fastImportCommit(benign.path, [
+    { path: ".gitmodules", content: plainEntry },
+    { path: "lib/sub", id: subHead, mode: "160000" },
+  ]);
   const control = join(root, "submodule-control");
-  spawnSync("git", ["-c", "protocol.file.allow=always", "clone", "-q", "--recurse-submodules", benign.url, control], { env: { PATH: process.env.PATH ?? "", HOME: root, GIT_CONFIG_NOSYSTEM: "1" } });
+  spawnSync("git", ["-c", "protocol.file.allow=always", "clone", "-q", "--recurse-submodules", benign.url, control], {
+    env: { PATH: process.env.PATH ?? "", HOME: root, GIT_CONFIG_NOSYSTEM: "1" },
+  });
   expect(existsSync(join(control, "lib/sub/secret.py"))).toBe(true);
 });
 
@@ -224,7 +268,10 @@ it("hooks and core.fsmonitor of repositories nested in the tree never run; nor d
   const repo = initRepo(join(root, "nested"));
   const entries: TreeEntry[] = [
     { path: "evil/HEAD", content: "ref: refs/heads/main\n" },
-    { path: "evil/config", content: `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n\tfsmonitor = ${touch("fsmonitor")}\n\thooksPath = hooks\n` },
+    {
+      path: "evil/config",
+      content: `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n\tfsmonitor = ${touch("fsmonitor")}\n\thooksPath = hooks\n`,
+    },
     { path: "evil/objects/info/.keep", content: "" },
     { path: "evil/refs/heads/.keep", content: "" },
     { path: "vendor-cache/bare.git/HEAD", content: "ref: refs/heads/main\n" },
@@ -232,7 +279,11 @@ it("hooks and core.fsmonitor of repositories nested in the tree never run; nor d
     { path: "vendor-cache/bare.git/objects/info/.keep", content: "" },
     { path: "vendor-cache/bare.git/refs/heads/.keep", content: "" },
     ...["evil", "vendor-cache/bare.git"].flatMap((dir) =>
-      ["post-checkout", "pre-commit", "post-merge", "reference-transaction", "fsmonitor-watchman"].map((h) => ({ path: `${dir}/hooks/${h}`, content: script(`hook-${h}`), mode: "100755" as const })),
+      ["post-checkout", "pre-commit", "post-merge", "reference-transaction", "fsmonitor-watchman"].map((h) => ({
+        path: `${dir}/hooks/${h}`,
+        content: script(`hook-${h}`),
+        mode: "100755" as const,
+      })),
     ),
     { path: "setup.py", content: `open("${join(markers, "setup-py")}", "w").close()\n` },
     { path: "conftest.py", content: `open("${join(markers, "conftest-py")}", "w").close()\n` },
@@ -248,10 +299,21 @@ it("hooks and core.fsmonitor of repositories nested in the tree never run; nor d
       // repository, git refuses it instead of reading its config.
       const home = mkdtempSync(join(root, "git-home-"));
       for (const dir of ["evil", "vendor-cache/bare.git"]) {
-        const status = spawnSync("git", [...hardenedGitConfig(false).flatMap((c) => ["-c", c]), "status"], { cwd: join(checkout, dir), env: hardenedGitEnv(home, false), encoding: "utf8" });
-        expect({ dir, status: status.status === 0 ? "ran" : "refused", stderr: status.stderr }).toEqual({ dir, status: "refused", stderr: expect.stringMatching(/cannot use bare repository/) });
+        const status = spawnSync("git", [...hardenedGitConfig(false).flatMap((c) => ["-c", c]), "status"], {
+          cwd: join(checkout, dir),
+          env: hardenedGitEnv(home, false),
+          encoding: "utf8",
+        });
+        expect({ dir, status: status.status === 0 ? "ran" : "refused", stderr: status.stderr }).toEqual({
+          dir,
+          status: "refused",
+          stderr: expect.stringMatching(/cannot use bare repository/),
+        });
       }
-      await expectOnlyCommittedFiles(checkout, entries.map((e) => String(e.path)));
+      await expectOnlyCommittedFiles(
+        checkout,
+        entries.map((e) => String(e.path)),
+      );
     },
   });
   expect(readdirSync(markers)).toEqual([]);
@@ -260,7 +322,10 @@ it("hooks and core.fsmonitor of repositories nested in the tree never run; nor d
   // Control: with git's old default the nested repository is used and its fsmonitor runs.
   const control = join(root, "nested-control");
   gitIn(root, ["clone", "-q", repo.url, control]);
-  spawnSync("git", ["-c", "safe.bareRepository=all", "status"], { cwd: join(control, "evil"), env: { PATH: process.env.PATH ?? "", HOME: root, GIT_CONFIG_NOSYSTEM: "1" } });
+  spawnSync("git", ["-c", "safe.bareRepository=all", "status"], {
+    cwd: join(control, "evil"),
+    env: { PATH: process.env.PATH ?? "", HOME: root, GIT_CONFIG_NOSYSTEM: "1" },
+  });
   expect(readdirSync(markers)).toContain("fsmonitor");
   removeTree(join(markers, "fsmonitor"));
 });
@@ -274,7 +339,10 @@ describe("a 1 GiB blob of zeros (about 5 MiB packed)", () => {
     hostile("1 GiB highly compressible blob");
     const repo = initRepo(join(root, "gigabyte"));
     const blob = await writeZeroBlob(repo.path, 1024 ** 3);
-    fastImportCommit(repo.path, [{ path: "zeros.bin", id: blob }, { path: "main.c", content: C_GETS }]);
+    fastImportCommit(repo.path, [
+      { path: "zeros.bin", id: blob },
+      { path: "main.c", content: C_GETS },
+    ]);
     let checkout = "";
     const poll = setInterval(() => {
       if (!checkout) return;
@@ -294,7 +362,9 @@ describe("a 1 GiB blob of zeros (about 5 MiB packed)", () => {
 
   it("is refused by the size limit with a clear message, promptly, and the workspace is removed", () => {
     expectRefused(outcome, /^Repository exceeds the size limit of 256 MiB\.$/);
-    process.stdout.write(`hostile-repos: 1 GiB blob refused after ${Math.round(outcome.ms)} ms (peak ${Math.round(peakOnDisk / MIB)} MiB on disk)\n`);
+    process.stdout.write(
+      `hostile-repos: 1 GiB blob refused after ${Math.round(outcome.ms)} ms (peak ${Math.round(peakOnDisk / MIB)} MiB on disk)\n`,
+    );
     expect(outcome.ms).toBeLessThan(60_000);
   });
 
@@ -306,20 +376,29 @@ describe("a 1 GiB blob of zeros (about 5 MiB packed)", () => {
 });
 
 (process.env.AX_SLOW_TESTS ? describe : describe.skip)("100,000 tiny files (AX_SLOW_TESTS)", () => {
-  it("completes: there is no file-count limit; each analyzer is bounded by its time limit", async () => {
-    hostile("100,000 tiny files");
-    const repo = initRepo(join(root, "many"));
-    const exts = ["py", "js", "c", "sh", "txt"];
-    const entries: TreeEntry[] = Array.from({ length: 100_000 }, (_, i) => ({ path: `d${Math.floor(i / 1000)}/f${i}.${exts[i % exts.length]}`, content: "x = 1\n" }));
-    entries.push({ path: "needle/vuln.py", content: PY_EXEC });
-    fastImportCommit(repo.path, entries);
-    const o = await scanRepo(repo.url, { maxRepoBytes: 500 * MIB, analyzerTimeoutMs: 300_000 });
-    process.stdout.write(`hostile-repos: 100,000 files scanned in ${Math.round(o.ms / 1000)} s: ${JSON.stringify(o.result?.analyzers.map((a) => [a.name, a.status, a.duration_ms]))}\n`);
-    const r = expectCompleted(o);
-    expect(r.selection).toMatchObject({ files: 100_001, skipped: expect.objectContaining({ truncated: false }) });
-    expect(filesWithFindings(r.findings)).toContain("needle/vuln.py");
-    expect(o.ms).toBeLessThan(15 * 60_000);
-  }, 20 * 60_000);
+  it(
+    "completes: there is no file-count limit; each analyzer is bounded by its time limit",
+    async () => {
+      hostile("100,000 tiny files");
+      const repo = initRepo(join(root, "many"));
+      const exts = ["py", "js", "c", "sh", "txt"];
+      const entries: TreeEntry[] = Array.from({ length: 100_000 }, (_, i) => ({
+        path: `d${Math.floor(i / 1000)}/f${i}.${exts[i % exts.length]}`,
+        content: "x = 1\n",
+      }));
+      entries.push({ path: "needle/vuln.py", content: PY_EXEC });
+      fastImportCommit(repo.path, entries);
+      const o = await scanRepo(repo.url, { maxRepoBytes: 500 * MIB, analyzerTimeoutMs: 300_000 });
+      process.stdout.write(
+        `hostile-repos: 100,000 files scanned in ${Math.round(o.ms / 1000)} s: ${JSON.stringify(o.result?.analyzers.map((a) => [a.name, a.status, a.duration_ms]))}\n`,
+      );
+      const r = expectCompleted(o);
+      expect(r.selection).toMatchObject({ files: 100_001, skipped: expect.objectContaining({ truncated: false }) });
+      expect(filesWithFindings(r.findings)).toContain("needle/vuln.py");
+      expect(o.ms).toBeLessThan(15 * 60_000);
+    },
+    20 * 60_000,
+  );
 });
 
 describe("file names", () => {
@@ -335,9 +414,28 @@ describe("file names", () => {
 
   it("leading dashes, option look-alikes, newlines, quotes and shell syntax are file names: findings at the exact path", async () => {
     const names = [
-      "-rf.py", "--output=x.c", "--help.c", "-e.sh", "--.py", "-", "dir -x/--version.sh", "--upload-pack=touch pwned.py",
-      "-c core.fsmonitor=touch pwned.sh", "a\nb.py", "new\nline.c", "cr\rlf.py", "with space.c", "tab\there.py", 'quote"s.py',
-      "$(touch pwned).sh", "`touch pwned`.py", ";rm -rf ~;.py", "*.c", "[a].c", "..py", ".. .c",
+      "-rf.py",
+      "--output=x.c",
+      "--help.c",
+      "-e.sh",
+      "--.py",
+      "-",
+      "dir -x/--version.sh",
+      "--upload-pack=touch pwned.py",
+      "-c core.fsmonitor=touch pwned.sh",
+      "a\nb.py",
+      "new\nline.c",
+      "cr\rlf.py",
+      "with space.c",
+      "tab\there.py",
+      'quote"s.py',
+      "$(touch pwned).sh",
+      "`touch pwned`.py",
+      ";rm -rf ~;.py",
+      "*.c",
+      "[a].c",
+      "..py",
+      ".. .c",
     ];
     names.forEach((n) => hostile(`file name ${JSON.stringify(n)}`));
     const { missing } = await namesWithoutFindings("names-ascii", names);
@@ -355,7 +453,10 @@ describe("file names", () => {
   it("a backslash in a name: the finding is not attributed to the file the name imitates", async () => {
     hostile("file name with a backslash imitating a path");
     const repo = initRepo(join(root, "names-backslash"));
-    fastImportCommit(repo.path, [{ path: "src/app.py", content: "print('safe')\n" }, { path: "src\\app.py", content: PY_EXEC }]);
+    fastImportCommit(repo.path, [
+      { path: "src/app.py", content: "print('safe')\n" },
+      { path: "src\\app.py", content: PY_EXEC },
+    ]);
     const r = expectCompleted(await scanRepo(repo.url));
     expect([...filesWithFindings(r.findings)]).toEqual(["src\\app.py"]);
   });
@@ -369,14 +470,22 @@ describe("non-UTF-8 content and names", () => {
     const repo = initRepo(join(root, "latin1"));
     fastImportCommit(repo.path, [
       { path: "legacy.c", content: latin1(`/* r\xe9sum\xe9 \xff\xfe */\n${C_GETS.replace("gets(buf);", "gets(buf); /* \xe0 */")}`) },
-      { path: "declared.py", content: latin1(`# -*- coding: latin-1 -*-\nimport os\n\ndef f(x):\n    s = 'caf\xe9'\n    os.system(x)\n    return eval(x)\n`) },
+      {
+        path: "declared.py",
+        content: latin1(`# -*- coding: latin-1 -*-\nimport os\n\ndef f(x):\n    s = 'caf\xe9'\n    os.system(x)\n    return eval(x)\n`),
+      },
       { path: "undeclared.py", content: latin1(`import os\n\ndef f(x):\n    s = 'caf\xe9'\n    os.system(x)\n`) },
       { path: "latin.sh", content: latin1(`#!/bin/sh\n# \xe9t\xe9\nrm -rf $1/*\n`) },
     ]);
     const r = expectCompleted(await scanRepo(repo.url));
     // A finding two analyzers agree on is merged: the analyzer may be among its sources.
     const at = (file: string, analyzer: string, line: number) =>
-      expect(r.findings.some((f) => f.file === file && f.start_line === line && (f.analyzer === analyzer || (f.sources ?? []).some((s) => s.analyzer === analyzer)))).toBe(true);
+      expect(
+        r.findings.some(
+          (f) =>
+            f.file === file && f.start_line === line && (f.analyzer === analyzer || (f.sources ?? []).some((s) => s.analyzer === analyzer)),
+        ),
+      ).toBe(true);
     at("legacy.c", "flawfinder", 5); // read through a sanitized copy, reported at the repository path
     at("declared.py", "bandit", 6);
     at("latin.sh", "shellcheck", 3);
@@ -384,9 +493,13 @@ describe("non-UTF-8 content and names", () => {
 
   it("a Latin-1 JavaScript file is analyzed like its UTF-8 twin (ast-grep is the only JavaScript analyzer)", async () => {
     hostile("Latin-1 encoded JavaScript");
-    const js = (comment: string) => `// ${comment}\nconst express = require("express");\nconst app = express();\napp.get("/", (req, res) => {\n  res.send(String(eval(req.query.x)));\n});\n`;
+    const js = (comment: string) =>
+      `// ${comment}\nconst express = require("express");\nconst app = express();\napp.get("/", (req, res) => {\n  res.send(String(eval(req.query.x)));\n});\n`;
     const repo = initRepo(join(root, "latin1-js"));
-    fastImportCommit(repo.path, [{ path: "utf8.js", content: js("caf\u00e9") }, { path: "latin1.js", content: latin1(js("caf\xe9")) }]);
+    fastImportCommit(repo.path, [
+      { path: "utf8.js", content: js("caf\u00e9") },
+      { path: "latin1.js", content: latin1(js("caf\xe9")) },
+    ]);
     const r = expectCompleted(await scanRepo(repo.url));
     const evals = r.findings.filter((f) => f.cwe_id === "CWE-95").map((f) => `${f.file}:${f.start_line}`);
     expect(evals.sort()).toEqual(["latin1.js:5", "utf8.js:5"]);
@@ -395,7 +508,10 @@ describe("non-UTF-8 content and names", () => {
   it("a file name that is not UTF-8 does not stop the scan of the other files", async () => {
     hostile("file name with Latin-1 bytes");
     const repo = initRepo(join(root, "latin1-name"));
-    fastImportCommit(repo.path, [{ path: latin1("caf\xe9.c"), content: C_GETS }, { path: "ok.py", content: PY_EXEC }]);
+    fastImportCommit(repo.path, [
+      { path: latin1("caf\xe9.c"), content: C_GETS },
+      { path: "ok.py", content: PY_EXEC },
+    ]);
     const r = expectCompleted(await scanRepo(repo.url));
     expect(filesWithFindings(r.findings)).toContain("ok.py");
   });
@@ -410,7 +526,10 @@ describe("paths git refuses to check out", () => {
     const repo = initRepo(join(root, `escape-${name.replace(/\W/g, "_")}`));
     const hook = hashBlob(repo.path, `#!/bin/sh\ntouch ${join(markers, "escape-hook")}\n`);
     const hooks = gitIn(repo.path, ["mktree"], `100755 blob ${hook}\tpost-checkout\n`).trim();
-    const entry = name === ".." ? `100644 blob ${hook}\t..` : `040000 tree ${gitIn(repo.path, ["mktree"], `040000 tree ${hooks}\thooks\n`).trim()}\t.GIT`;
+    const entry =
+      name === ".."
+        ? `100644 blob ${hook}\t..`
+        : `040000 tree ${gitIn(repo.path, ["mktree"], `040000 tree ${hooks}\thooks\n`).trim()}\t.GIT`;
     mktreeCommit(repo.path, [entry, `100644 blob ${hashBlob(repo.path, PY_EXEC)}\tapp.py`]);
     const o = await scanRepo(repo.url);
     expect(readdirSync(workspaces)).toEqual([]);
@@ -425,7 +544,10 @@ describe("deep nesting and long paths", () => {
     const deep = `${Array.from({ length: 200 }, (_, i) => `d${i}`).join("/")}/deep.py`;
     const long = `${Array.from({ length: 14 }, (_, i) => `${i}`.padEnd(200, "L")).join("/")}/${"n".repeat(150)}.c`;
     const repo = initRepo(join(root, "deep"));
-    fastImportCommit(repo.path, [{ path: deep, content: PY_EXEC }, { path: long, content: C_GETS }]);
+    fastImportCommit(repo.path, [
+      { path: deep, content: PY_EXEC },
+      { path: long, content: C_GETS },
+    ]);
     const r = expectCompleted(await scanRepo(repo.url));
     expect([...filesWithFindings(r.findings)].sort()).toEqual([deep, long].sort());
   });
@@ -447,7 +569,10 @@ describe("deep nesting and long paths", () => {
   it("1,000 directories deep (more than git can check out): a clear refusal, workspace removed", async () => {
     hostile("1,000-level directory nesting");
     const repo = initRepo(join(root, "deeper"));
-    fastImportCommit(repo.path, [{ path: `${Array.from({ length: 1000 }, (_, i) => `d${i}`).join("/")}/deep.py`, content: PY_EXEC }, { path: "ok.py", content: PY_EXEC }]);
+    fastImportCommit(repo.path, [
+      { path: `${Array.from({ length: 1000 }, (_, i) => `d${i}`).join("/")}/deep.py`, content: PY_EXEC },
+      { path: "ok.py", content: PY_EXEC },
+    ]);
     expectRefused(await scanRepo(repo.url));
   });
 });
@@ -472,16 +597,33 @@ describe("hostile git_uri in the worker: refused before any connection", () => {
       return answer;
     };
     const dest = join(root, `strict-${randomBytes(4).toString("hex")}`);
-    const error = await cloneRepository({ gitUri, dest, allowInsecure: false, timeoutMs: 15_000, maxRepoBytes: MIB, resolveHost }).then(() => null, (e: unknown) => e as Error);
+    const error = await cloneRepository({ gitUri, dest, allowInsecure: false, timeoutMs: 15_000, maxRepoBytes: MIB, resolveHost }).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
     return { error, asked, destExists: existsSync(dest) };
   }
 
   it.each([
-    "https://127.0.0.1:PORT/r.git", "https://127.1:PORT/r.git", "https://2130706433:PORT/r.git", "https://0x7f000001:PORT/r.git", "https://0177.0.0.1:PORT/r.git",
-    "https://[::1]:PORT/r.git", "https://[::ffff:127.0.0.1]:PORT/r.git", "https://localhost:PORT/r.git", "https://LOCALHOST.:PORT/r.git",
-    "https://\u24db\u24de\u24d2\u24d0\u24db\u24d7\u24de\u24e2\u24e3:PORT/r.git", "https://\uff11\uff12\uff17.0.0.1:PORT/r.git", "http://127.0.0.1:PORT/r.git",
-    "https://user:pass@127.0.0.1:PORT/r.git", "ext::sh -c touch% MARKERS/ext", "--upload-pack=touch MARKERS/upload-pack", "-oProxyCommand=touch MARKERS/proxy",
-    "file:///etc", "/etc", "git@127.0.0.1:r.git",
+    "https://127.0.0.1:PORT/r.git",
+    "https://127.1:PORT/r.git",
+    "https://2130706433:PORT/r.git",
+    "https://0x7f000001:PORT/r.git",
+    "https://0177.0.0.1:PORT/r.git",
+    "https://[::1]:PORT/r.git",
+    "https://[::ffff:127.0.0.1]:PORT/r.git",
+    "https://localhost:PORT/r.git",
+    "https://LOCALHOST.:PORT/r.git",
+    "https://\u24db\u24de\u24d2\u24d0\u24db\u24d7\u24de\u24e2\u24e3:PORT/r.git",
+    "https://\uff11\uff12\uff17.0.0.1:PORT/r.git",
+    "http://127.0.0.1:PORT/r.git",
+    "https://user:pass@127.0.0.1:PORT/r.git",
+    "ext::sh -c touch% MARKERS/ext",
+    "--upload-pack=touch MARKERS/upload-pack",
+    "-oProxyCommand=touch MARKERS/proxy",
+    "file:///etc",
+    "/etc",
+    "git@127.0.0.1:r.git",
   ])("%s is refused at validation: no lookup, no connection", async (template) => {
     const uri = template.replace("PORT", String(recorder.port)).replace("MARKERS", markers);
     hostile(`git_uri ${uri}`);
@@ -491,8 +633,16 @@ describe("hostile git_uri in the worker: refused before any connection", () => {
   });
 
   it.each([
-    [["10.0.0.5"]], [["169.254.169.254"]], [["127.0.0.1"]], [["::1"]], [["fe80::1"]], [["fd00::7"]], [["::ffff:10.0.0.1"]], [["192.168.1.1"]],
-    [["100.64.0.1"]], [["203.0.113.7", "10.1.2.3"]],
+    [["10.0.0.5"]],
+    [["169.254.169.254"]],
+    [["127.0.0.1"]],
+    [["::1"]],
+    [["fe80::1"]],
+    [["fd00::7"]],
+    [["::ffff:10.0.0.1"]],
+    [["192.168.1.1"]],
+    [["100.64.0.1"]],
+    [["203.0.113.7", "10.1.2.3"]],
   ])("a name resolving to %j is refused at resolution: no connection", async (answer) => {
     hostile(`git_uri host resolving to ${answer.join(",")}`);
     const { error, asked, destExists } = await cloneStrict(`https://${host}:${recorder.port}/org/repo.git`, answer);
@@ -503,7 +653,10 @@ describe("hostile git_uri in the worker: refused before any connection", () => {
 
   it("a name that does not resolve is refused with a reason: no connection", async () => {
     hostile("git_uri host that does not resolve");
-    const { error } = await cloneStrict(`https://${host}:${recorder.port}/org/repo.git`, Object.assign(new Error("nope"), { code: "ENOTFOUND" }));
+    const { error } = await cloneStrict(
+      `https://${host}:${recorder.port}/org/repo.git`,
+      Object.assign(new Error("nope"), { code: "ENOTFOUND" }),
+    );
     expect((error as Error).message).toBe(`The host ${host} could not be resolved.`);
     expect(recorder.connections()).toBe(0);
   });

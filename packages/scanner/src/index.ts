@@ -1,4 +1,12 @@
-export { checkoutRepository, cloneRepository, remoteCommit, type BaseCommit, type CheckoutResult, type CloneOptions, type CloneResult } from "./clone";
+export {
+  checkoutRepository,
+  cloneRepository,
+  remoteCommit,
+  type BaseCommit,
+  type CheckoutResult,
+  type CloneOptions,
+  type CloneResult,
+} from "./clone";
 export { reusableScanResult } from "./result-reuse";
 export { withWorkspace, sweepStaleWorkspaces, removeTree, type WorkspaceOptions } from "./workspace";
 export { detectLanguages, languageOfShebang } from "./languages";
@@ -33,4 +41,11 @@ export { redactSecrets } from "./analyzers/secrets-patterns";
 export type { DefaultAnalyzersOptions } from "./analyzers/registry";
 export { SourceFiles, SourceFile as CheckoutFile } from "./analyzers/source";
 export { DATAFLOW, dataflowAnalyzer, dataflowVersion, forgetKeptAnalyses } from "./analyzers/dataflow";
-export { externalAnalyzers, missingAnalyzers, missingAnalyzersNotice, reportMissingAnalyzers, type ExternalAnalyzer, type WarnSink } from "./missing-analyzers";
+export {
+  externalAnalyzers,
+  missingAnalyzers,
+  missingAnalyzersNotice,
+  reportMissingAnalyzers,
+  type ExternalAnalyzer,
+  type WarnSink,
+} from "./missing-analyzers";

@@ -31,7 +31,12 @@ const read = (dir: string, path: string) => readFileSync(join(dir, path), "utf8"
 
 describe("a rescan through the kept repository", () => {
   it("fetches only the new commit into it and checks that commit's files out", async () => {
-    const src = makeRepo(root, "src-new-commit", { "a.py": "print(1)\n", "b.py": "print(2)\n", "gone.py": "x\n", "link": { symlink: "/etc/passwd" } });
+    const src = makeRepo(root, "src-new-commit", {
+      "a.py": "print(1)\n",
+      "b.py": "print(2)\n",
+      "gone.py": "x\n",
+      link: { symlink: "/etc/passwd" },
+    });
     const state = join(root, "state-new-commit");
     const first = opts(state, src.url);
     await expect(checkoutRepository(first)).resolves.toMatchObject({ commit: src.head, branch: "main" });
@@ -59,18 +64,18 @@ describe("a rescan through the kept repository", () => {
   });
 
   it("follows a path that changes between file, directory and link from one commit to the next", async () => {
-    const src = makeRepo(root, "src-types", { "a": "file\n", "b/inner.py": "print(1)\n" });
+    const src = makeRepo(root, "src-types", { a: "file\n", "b/inner.py": "print(1)\n" });
     const state = join(root, "state-types");
     await checkoutRepository(opts(state, src.url));
     git(src.path, ["rm", "-q", "-r", "a", "b"]);
-    commitFiles(src.path, { "a/inner.py": "print(2)\n", "b": { symlink: "/etc" } }, "swap");
+    commitFiles(src.path, { "a/inner.py": "print(2)\n", b: { symlink: "/etc" } }, "swap");
     const swapped = opts(state, src.url);
     await checkoutRepository(swapped);
     expect(read(swapped.dest, "a/inner.py")).toBe("print(2)\n");
     expect(lstatSync(join(swapped.dest, "b")).isFile()).toBe(true);
     expect(read(swapped.dest, "b")).toBe("/etc");
     git(src.path, ["rm", "-q", "-r", "a", "b"]);
-    commitFiles(src.path, { "a": "file again\n" }, "back");
+    commitFiles(src.path, { a: "file again\n" }, "back");
     const back = opts(state, src.url);
     await checkoutRepository(back);
     expect(readdirSync(back.dest)).toEqual(["a"]);

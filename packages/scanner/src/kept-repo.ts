@@ -158,6 +158,7 @@ async function sweepAbandoned(stateDir: string, staleMs: number): Promise<void> 
     if (!name.startsWith(`${NAME}.busy-`)) continue;
     const info = await lstat(join(stateDir, name)).catch(() => null);
     // A live clone holds its claim for less than the clone's time limit.
-    if (info && Date.now() - info.ctimeMs > staleMs) await rm(join(stateDir, name), { recursive: true, force: true }).catch(() => undefined);
+    if (info && Date.now() - info.ctimeMs > staleMs)
+      await rm(join(stateDir, name), { recursive: true, force: true }).catch(() => undefined);
   }
 }

@@ -18,23 +18,50 @@ function tree(name: string, files: Record<string, string>): string {
 
 it("maps extensions to languages", async () => {
   const dir = tree("mixed", {
-    "a.js": "", "b.tsx": "", "c.py": "", "D.java": "", "e.go": "", "f.php": "", "g.rb": "", "h.cs": "",
-    "i.c": "", "j.h": "", "k.cpp": "", "l.hpp": "", "m.sh": "", "README.md": "",
+    "a.js": "",
+    "b.tsx": "",
+    "c.py": "",
+    "D.java": "",
+    "e.go": "",
+    "f.php": "",
+    "g.rb": "",
+    "h.cs": "",
+    "i.c": "",
+    "j.h": "",
+    "k.cpp": "",
+    "l.hpp": "",
+    "m.sh": "",
+    "README.md": "",
   });
-  expect([...(await detectLanguages(dir))].sort()).toEqual(
-    ["c", "cpp", "csharp", "go", "java", "javascript", "php", "python", "ruby", "shell", "typescript"],
-  );
+  expect([...(await detectLanguages(dir))].sort()).toEqual([
+    "c",
+    "cpp",
+    "csharp",
+    "go",
+    "java",
+    "javascript",
+    "php",
+    "python",
+    "ruby",
+    "shell",
+    "typescript",
+  ]);
 });
 
 it("reads shebangs of extension-less scripts", async () => {
-  const dir = tree("scripts", { "bin/deploy": "#!/usr/bin/env bash\necho hi\n", "bin/tool": "#!/usr/bin/python3 -u\n", "LICENSE": "MIT\n" });
+  const dir = tree("scripts", { "bin/deploy": "#!/usr/bin/env bash\necho hi\n", "bin/tool": "#!/usr/bin/python3 -u\n", LICENSE: "MIT\n" });
   expect([...(await detectLanguages(dir))].sort()).toEqual(["python", "shell"]);
 });
 
 it("skips vendored, generated and minified code, and does not follow links", async () => {
   const dir = tree("skips", {
-    "node_modules/x/index.js": "", "vendor/y.php": "", "dist/z.py": "", "build/w.go": "", ".git/hooks/h.sh": "",
-    "public/app.min.js": "", "src/main.rb": "",
+    "node_modules/x/index.js": "",
+    "vendor/y.php": "",
+    "dist/z.py": "",
+    "build/w.go": "",
+    ".git/hooks/h.sh": "",
+    "public/app.min.js": "",
+    "src/main.rb": "",
   });
   symlinkSync(join(root, "mixed"), join(dir, "link-to-mixed"));
   expect([...(await detectLanguages(dir))]).toEqual(["ruby"]);

@@ -8,17 +8,31 @@ import { open, readdir } from "node:fs/promises";
 import { extname, join } from "node:path";
 
 const BY_EXTENSION: Record<string, string> = {
-  ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-  ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".cts": "typescript",
-  ".py": "python", ".pyw": "python",
+  ".js": "javascript",
+  ".jsx": "javascript",
+  ".mjs": "javascript",
+  ".cjs": "javascript",
+  ".ts": "typescript",
+  ".tsx": "typescript",
+  ".mts": "typescript",
+  ".cts": "typescript",
+  ".py": "python",
+  ".pyw": "python",
   ".java": "java",
   ".go": "go",
   ".php": "php",
   ".rb": "ruby",
   ".cs": "csharp",
-  ".c": "c", ".h": "c",
-  ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
-  ".sh": "shell", ".bash": "shell",
+  ".c": "c",
+  ".h": "c",
+  ".cpp": "cpp",
+  ".cc": "cpp",
+  ".cxx": "cpp",
+  ".hpp": "cpp",
+  ".hh": "cpp",
+  ".hxx": "cpp",
+  ".sh": "shell",
+  ".bash": "shell",
 };
 
 const BY_INTERPRETER: [RegExp, string][] = [

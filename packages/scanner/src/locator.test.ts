@@ -11,7 +11,16 @@ describe("scopeOf", () => {
     expect(scopeOf(arrow, 2)).toEqual(["handler"]);
     const py = ["class Store:", "    def get(self, key):", "        for k in key:", "            pickle.loads(k)"];
     expect(scopeOf(py, 4)).toEqual(["class Store", "def get"]);
-    const java = ["public class A {", "  @GetMapping(\"/x\")", "  public String run(String cmd) throws IOException {", "    try {", "      Runtime.getRuntime().exec(cmd);", "    } catch (Exception e) {}", "  }", "}"];
+    const java = [
+      "public class A {",
+      '  @GetMapping("/x")',
+      "  public String run(String cmd) throws IOException {",
+      "    try {",
+      "      Runtime.getRuntime().exec(cmd);",
+      "    } catch (Exception e) {}",
+      "  }",
+      "}",
+    ];
     expect(scopeOf(java, 5)).toEqual(["class A", "run"]);
   });
 

@@ -20,12 +20,17 @@ const SCOPE_DEPTH = 2;
 /** How far up a declaration is looked for: beyond this the finding's scope is the file. */
 const MAX_SCAN_UP = 400;
 
-const CONTROL = /^(?:if|else|for|foreach|while|do|switch|case|default|try|catch|finally|with|return|elif|except|unless|until|when|match|select|synchronized|using|lock|begin|rescue|ensure)\b/;
-const KEYWORD_DECL = /\b(?:function|def|func|fn|class|interface|struct|enum|trait|impl|module|namespace|object|record|sub|procedure)\s*\*?\s*([A-Za-z_$][\w$]*)/;
+const CONTROL =
+  /^(?:if|else|for|foreach|while|do|switch|case|default|try|catch|finally|with|return|elif|except|unless|until|when|match|select|synchronized|using|lock|begin|rescue|ensure)\b/;
+const KEYWORD_DECL =
+  /\b(?:function|def|func|fn|class|interface|struct|enum|trait|impl|module|namespace|object|record|sub|procedure)\s*\*?\s*([A-Za-z_$][\w$]*)/;
 /** `name(...) {`, `Type name(...) throws X {`, `name = (...) =>`, `name: function(`: a method or a function bound to a name. */
 const CALLABLE_DECL = /([A-Za-z_$][\w$]*)\s*(?:=|:)?\s*(?:async\s+)?(?:function\b\s*)?\([^()]*\)\s*(?:=>|\{|:|throws\b|->|$)/;
 
-export function locate(lines: readonly string[], finding: Pick<NormalizedFinding, "start_line" | "end_line" | "raw" | "snippet">): FindingLocator {
+export function locate(
+  lines: readonly string[],
+  finding: Pick<NormalizedFinding, "start_line" | "end_line" | "raw" | "snippet">,
+): FindingLocator {
   const start = Math.max(1, finding.start_line);
   const end = Math.max(start, finding.end_line);
   const before = nearby(lines, start - 1, -1);
@@ -57,7 +62,10 @@ export function scopeOf(lines: readonly string[], line: number): string[] {
 }
 
 function declarationName(text: string): string | null {
-  const head = text.replace(/^(?:export|public|private|protected|internal|static|final|abstract|async|override|virtual|default|declare|readonly|sealed|open|suspend|inline|extern|const|let|var|@\w+(?:\([^)]*\))?)\s+/g, "");
+  const head = text.replace(
+    /^(?:export|public|private|protected|internal|static|final|abstract|async|override|virtual|default|declare|readonly|sealed|open|suspend|inline|extern|const|let|var|@\w+(?:\([^)]*\))?)\s+/g,
+    "",
+  );
   if (CONTROL.test(head)) return null;
   const keyword = KEYWORD_DECL.exec(head);
   if (keyword?.[1]) return `${keyword[0].split(/\s/)[0]} ${keyword[1]}`;

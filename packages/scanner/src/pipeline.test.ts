@@ -21,7 +21,14 @@ function tree(files: Record<string, string>): string {
   return root;
 }
 
-const env = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t", GIT_CONFIG_NOSYSTEM: "1" };
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "t",
+  GIT_AUTHOR_EMAIL: "t@t",
+  GIT_COMMITTER_NAME: "t",
+  GIT_COMMITTER_EMAIL: "t@t",
+  GIT_CONFIG_NOSYSTEM: "1",
+};
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, env, encoding: "utf8" }).trim();
 /** path → blob id of every file in the repository's index (the analysis cache's keys). */
 function blobsOf(dir: string): Map<string, string> {
@@ -41,9 +48,27 @@ function commitAll(dir: string, msg: string) {
 
 function finding(file: string, line: number, over: Partial<NormalizedFinding> = {}): NormalizedFinding {
   return {
-    analyzer: "stub", rule_id: "stub.rule", title: "t", message: "m", cwe_id: "CWE-95", cwe_name: null, owasp: null,
-    file, start_line: line, end_line: line, start_column: 1, end_column: 5, snippet: "x", severity: "HIGH", confidence: "MEDIUM",
-    likelihood: null, impact: null, remediation: null, fingerprint: "", raw: { text: "matched code" }, ...over,
+    analyzer: "stub",
+    rule_id: "stub.rule",
+    title: "t",
+    message: "m",
+    cwe_id: "CWE-95",
+    cwe_name: null,
+    owasp: null,
+    file,
+    start_line: line,
+    end_line: line,
+    start_column: 1,
+    end_column: 5,
+    snippet: "x",
+    severity: "HIGH",
+    confidence: "MEDIUM",
+    likelihood: null,
+    impact: null,
+    remediation: null,
+    fingerprint: "",
+    raw: { text: "matched code" },
+    ...over,
   };
 }
 
@@ -91,7 +116,13 @@ describe("file selection", () => {
   });
 
   it("honours the repository's .ax.yml excludes, and ignores a bad one with a notice", async () => {
-    const dir = tree({ ".ax.yml": "exclude:\n  - 'test/**'\n  - '**/*.spec.js'\ninclude_vendored: true\n", "a.js": "1", "test/b.js": "1", "c.spec.js": "1", "vendor/d.js": "1" });
+    const dir = tree({
+      ".ax.yml": "exclude:\n  - 'test/**'\n  - '**/*.spec.js'\ninclude_vendored: true\n",
+      "a.js": "1",
+      "test/b.js": "1",
+      "c.spec.js": "1",
+      "vendor/d.js": "1",
+    });
     const s = await selectFiles(dir);
     expect(s.files.map((f) => f.path).sort()).toEqual([".ax.yml", "a.js", "vendor/d.js"]);
     const bad = tree({ ".ax.yml": "exclude: 5\nfoo: bar\n", "a.js": "1" });
@@ -110,7 +141,10 @@ describe("runAnalyzers", () => {
     const result = await run(dir, [py.analyzer, any.analyzer]);
     expect(py.calls).toEqual([["a.py"]]);
     expect(any.calls).toEqual([["a.py", "b.js", "c.txt"]]);
-    expect(result.analyzers.map((a) => [a.name, a.files])).toEqual([["py", 1], ["any", 3]]);
+    expect(result.analyzers.map((a) => [a.name, a.files])).toEqual([
+      ["py", 1],
+      ["any", 3],
+    ]);
   });
 
   it("re-analyzes only the files whose content changed, reusing cached results for the rest", async () => {
@@ -154,7 +188,15 @@ describe("runAnalyzers", () => {
     git(dir, "init", "-q");
     commitAll(dir, "c");
     const cache = new MemoryAnalysisCache();
-    const failing: Analyzer = { name: "f", languages: ["python"], cacheable: true, version: async () => "1", run: async () => { throw new Error("boom"); } };
+    const failing: Analyzer = {
+      name: "f",
+      languages: ["python"],
+      cacheable: true,
+      version: async () => "1",
+      run: async () => {
+        throw new Error("boom");
+      },
+    };
     await run(dir, [failing], { cache, blobs: blobsOf(dir) });
     expect(cache.entries.size).toBe(0);
   });
@@ -168,7 +210,10 @@ describe("runAnalyzers", () => {
     expect(result.findings).toHaveLength(2);
     const merged = result.findings.find((f) => f.cwe_id === "CWE-95")!;
     expect(merged).toMatchObject({ analyzer: "ast-grep", severity: "HIGH" });
-    expect(merged.sources).toEqual([{ analyzer: "ast-grep", rule_id: "ast-grep.r" }, { analyzer: "bandit", rule_id: "bandit.r" }]);
+    expect(merged.sources).toEqual([
+      { analyzer: "ast-grep", rule_id: "ast-grep.r" },
+      { analyzer: "bandit", rule_id: "bandit.r" },
+    ]);
     expect(result.selection.merged).toBe(1);
   });
 
@@ -180,7 +225,10 @@ describe("runAnalyzers", () => {
       "c.py": "eval(x)  # ax-ignore\n",
       "d.js": "// ax-ignore[CWE-95]: sandboxed */\neval(x)\n",
     });
-    const result = await run(dir, [recorder("main", ["python", "javascript"]).analyzer, recorder("noisy", ["python"], true, { cwe_id: null }).analyzer]);
+    const result = await run(dir, [
+      recorder("main", ["python", "javascript"]).analyzer,
+      recorder("noisy", ["python"], true, { cwe_id: null }).analyzer,
+    ]);
     expect(result.findings.every((f) => f.rule_id === "main.r")).toBe(true);
     expect(result.selection.excluded_by_rule).toBe(3);
     const byFile = Object.fromEntries(result.findings.map((f) => [f.file, f]));
@@ -199,11 +247,16 @@ describe("runAnalyzers", () => {
     commitAll(dir, "c");
     const start = source.indexOf("'md5'");
     const withFix: Analyzer = {
-      name: "fixer", languages: ["javascript"], cacheable: false, version: async () => "1",
+      name: "fixer",
+      languages: ["javascript"],
+      cacheable: false,
+      version: async () => "1",
       run: async () => [finding("a.js", 2, { fix: { replacement: "'sha256'", start_byte: start, end_byte: start + 5 } })],
     };
     const [f] = (await run(dir, [withFix])).findings;
-    expect(f!.fix!.diff).toBe("--- a/a.js\n+++ b/a.js\n@@ -1,3 +1,3 @@\n const crypto = require('crypto');\n-const h = crypto.createHash('md5');\n+const h = crypto.createHash('sha256');\n module.exports = h;\n");
+    expect(f!.fix!.diff).toBe(
+      "--- a/a.js\n+++ b/a.js\n@@ -1,3 +1,3 @@\n const crypto = require('crypto');\n-const h = crypto.createHash('md5');\n+const h = crypto.createHash('sha256');\n module.exports = h;\n",
+    );
     fs.writeFileSync(path.join(dir, "fix.patch"), f!.fix!.diff!);
     git(dir, "apply", "fix.patch");
     expect(fs.readFileSync(path.join(dir, "a.js"), "utf8")).toBe(source.replace("'md5'", "'sha256'"));
@@ -261,7 +314,13 @@ describe("diff-aware scans", () => {
     expect(base).toMatchObject({ baseline: mainHead, mergeBase: fork.trim() });
     // main's own changes (b.py) are not the branch's: the map runs from the fork point.
     expect(base.lineMap.files["b.py"]).toBeUndefined();
-    expect(base.lineMap.files["a.py"]).toEqual({ path: "a.py", hunks: [[2, 1, 2, 1], [3, 0, 4, 1]] });
+    expect(base.lineMap.files["a.py"]).toEqual({
+      path: "a.py",
+      hunks: [
+        [2, 1, 2, 1],
+        [3, 0, 4, 1],
+      ],
+    });
     expect(fs.readFileSync(path.join(base.dir!, "b.py"), "utf8")).toBe("x\n");
     expect(fs.existsSync(path.join(base.dir!, "new file é.py"))).toBe(false);
     await expect(checkout("two", "0".repeat(40))).rejects.toThrow(/baseline commit could not be fetched/);

@@ -39,7 +39,11 @@ export async function postprocess(
   for (const f of findings) {
     f.snippet = redactSecrets(f.snippet);
     f.message = redactSecrets(f.message);
-    if (f.dataflow) f.dataflow = { ...f.dataflow, trace: f.dataflow.trace.map((s) => ({ ...s, code: redactSecrets(s.code), label: redactSecrets(s.label) })) };
+    if (f.dataflow)
+      f.dataflow = {
+        ...f.dataflow,
+        trace: f.dataflow.trace.map((s) => ({ ...s, code: redactSecrets(s.code), label: redactSecrets(s.label) })),
+      };
   }
   const byFile = [...findings].sort((a, b) => a.file.localeCompare(b.file) || a.start_line - b.start_line);
   const kept = byFile.filter((f) => {
@@ -67,7 +71,8 @@ export async function postprocess(
   const printed = new Map<string, NormalizedFinding>();
   for (const f of fingerprintFindings(merged)) if (!printed.has(f.fingerprint)) printed.set(f.fingerprint, f);
   const out = [...printed.values()].sort(
-    (a, b) => a.file.localeCompare(b.file) || a.start_line - b.start_line || a.start_column - b.start_column || a.rule_id.localeCompare(b.rule_id),
+    (a, b) =>
+      a.file.localeCompare(b.file) || a.start_line - b.start_line || a.start_column - b.start_column || a.rule_id.localeCompare(b.rule_id),
   );
   return { findings: out, stats };
 }
@@ -156,7 +161,10 @@ function uniqueSources(list: { analyzer: string; rule_id: string }[]) {
 /** The last few files read; findings are visited in file order, so this stays small. */
 class FileCache {
   private readonly cache = new Map<string, Buffer | null>();
-  constructor(private readonly dir: string, private readonly size = 16) {}
+  constructor(
+    private readonly dir: string,
+    private readonly size = 16,
+  ) {}
 
   async bytes(file: string): Promise<Buffer | null> {
     if (!this.cache.has(file)) {

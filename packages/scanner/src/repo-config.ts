@@ -60,7 +60,10 @@ export async function loadRepoConfig(root: string): Promise<RepoConfig> {
     const result = RepoConfigSchema.safeParse(parsed);
     if (!result.success) {
       const issue = result.error.issues[0];
-      return EMPTY(name, `${name} is not valid (${issue ? `${issue.path.join(".") || "root"}: ${issue.message}` : "unknown problem"}); ignored.`);
+      return EMPTY(
+        name,
+        `${name} is not valid (${issue ? `${issue.path.join(".") || "root"}: ${issue.message}` : "unknown problem"}); ignored.`,
+      );
     }
     const matchers = result.data.exclude.map((glob) => picomatch(glob, { dot: true }));
     return {

@@ -28,7 +28,8 @@ function scannerCodeDigest(): string | null {
       for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
         const full = join(dir, e.name);
         if (e.isDirectory()) walk(full);
-        else if (/\.(ts|mjs|js|json)$/.test(e.name) && !/\.test\.ts$/.test(e.name)) hash.update(e.name).update("\0").update(readFileSync(full)).update("\0");
+        else if (/\.(ts|mjs|js|json)$/.test(e.name) && !/\.test\.ts$/.test(e.name))
+          hash.update(e.name).update("\0").update(readFileSync(full)).update("\0");
       }
     };
     walk(root);
@@ -48,7 +49,9 @@ export async function scanResultVersion(analyzers: readonly Analyzer[]): Promise
   if (!digest) return null;
   try {
     const versions = await Promise.all(analyzers.map(async (a) => [a.name, await a.version(), a.languages, a.cacheable] as const));
-    return createHash("sha256").update(JSON.stringify([1, digest, versions])).digest("hex");
+    return createHash("sha256")
+      .update(JSON.stringify([1, digest, versions]))
+      .digest("hex");
   } catch {
     return null;
   }
@@ -71,7 +74,11 @@ export async function storeScanResult(cache: AnalysisCache, version: string, com
 }
 
 /** The stored analysis of `commit` by these analyzers, if the project's cache has one. */
-export async function reusableScanResult(cache: AnalysisCache, analyzers: readonly Analyzer[], commit: string): Promise<StoredScanResult | null> {
+export async function reusableScanResult(
+  cache: AnalysisCache,
+  analyzers: readonly Analyzer[],
+  commit: string,
+): Promise<StoredScanResult | null> {
   const version = await scanResultVersion(analyzers);
   return version ? loadScanResult(cache, version, commit) : null;
 }

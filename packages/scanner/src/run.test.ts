@@ -50,7 +50,11 @@ const sleeper = (name: string, seconds: number, pids: number[] = []): Analyzer =
 });
 
 const fixed = (name: string, findings: NormalizedFinding[]): Analyzer => ({
-  name, languages: "*", cacheable: false, version: async () => "1.0", run: async () => findings,
+  name,
+  languages: "*",
+  cacheable: false,
+  version: async () => "1.0",
+  run: async () => findings,
 });
 
 it("scans a clone, fingerprints uniquely, and keeps fingerprints when unrelated lines move", async () => {
@@ -60,7 +64,12 @@ it("scans a clone, fingerprints uniquely, and keeps fingerprints when unrelated 
   expect(first.analyzers).toEqual([
     { name: "ast-grep", version: "0.51.1", status: "completed", duration_ms: expect.any(Number), findings: 4, files: 2, cached_files: 0 },
   ]);
-  expect(first.findings.map((f) => [f.file, f.start_line])).toEqual([["src/app.js", 2], ["src/app.js", 5], ["src/app.js", 6], ["tools/run.py", 1]]);
+  expect(first.findings.map((f) => [f.file, f.start_line])).toEqual([
+    ["src/app.js", 2],
+    ["src/app.js", 5],
+    ["src/app.js", 6],
+    ["tools/run.py", 1],
+  ]);
   const prints = first.findings.map((f) => f.fingerprint);
   expect(new Set(prints).size).toBe(4);
 
@@ -79,8 +88,18 @@ it("scans a clone, fingerprints uniquely, and keeps fingerprints when unrelated 
 it("records a missing tool as skipped, a broken one as failed, and still runs the rest", async () => {
   const repo = makeRepo(root, "mixed", { "a.js": "eval(1);\n" });
   const missing = astGrepAnalyzer({ binary: join(root, "not-installed"), configPath: join(root, "pack/sgconfig.yml") });
-  const broken: Analyzer = { ...fixed("broken", []), run: async () => { throw new Error(`ENOENT ${root}/secret/path`); } };
-  const explicit: Analyzer = { ...fixed("explicit", []), run: async () => { throw new AnalyzerFailedError("explicit failed: bad input file."); } };
+  const broken: Analyzer = {
+    ...fixed("broken", []),
+    run: async () => {
+      throw new Error(`ENOENT ${root}/secret/path`);
+    },
+  };
+  const explicit: Analyzer = {
+    ...fixed("explicit", []),
+    run: async () => {
+      throw new AnalyzerFailedError("explicit failed: bad input file.");
+    },
+  };
   const notPython: Analyzer = { ...fixed("bandit-like", []), languages: ["python"] };
   const result = await scanRepo(repo.url, [missing, broken, explicit, notPython, astGrep]);
   expect(result.analyzers.map((a) => [a.name, a.status, a.notice])).toEqual([
@@ -111,7 +130,11 @@ it("throws an AbortError promptly when the caller cancels, and kills the running
   setTimeout(() => controller.abort(), 200);
   const started = Date.now();
   const err = await runAnalyzers({
-    dir, timeoutMs: 60_000, maxOutputBytes: 1024, signal: controller.signal, analyzers: [sleeper("slow", 30, pids), astGrep],
+    dir,
+    timeoutMs: 60_000,
+    maxOutputBytes: 1024,
+    signal: controller.signal,
+    analyzers: [sleeper("slow", 30, pids), astGrep],
   }).catch((e: unknown) => e);
   expect(isAbortError(err)).toBe(true);
   expect(Date.now() - started).toBeLessThan(5_000);
@@ -133,7 +156,10 @@ it("observes an analyzer's own rejection when the scan was stopped just before i
     }
   })();
   const noticing: Analyzer = {
-    name: "noticing", languages: "*", cacheable: true, version: async () => "1.0",
+    name: "noticing",
+    languages: "*",
+    cacheable: true,
+    version: async () => "1.0",
     run: async (ctx) => {
       await new Promise((r) => setTimeout(r, 20));
       throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error("stopped");
@@ -143,7 +169,15 @@ it("observes an analyzer's own rejection when the scan was stopped just before i
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
   process.on("unhandledRejection", onUnhandled);
   try {
-    const err = await runAnalyzers({ dir, timeoutMs: 10_000, maxOutputBytes: 1024, signal: controller.signal, analyzers: [noticing], cache, blobs: new Map([["a.js", "b".repeat(40)]]) }).catch((e: unknown) => e);
+    const err = await runAnalyzers({
+      dir,
+      timeoutMs: 10_000,
+      maxOutputBytes: 1024,
+      signal: controller.signal,
+      analyzers: [noticing],
+      cache,
+      blobs: new Map([["a.js", "b".repeat(40)]]),
+    }).catch((e: unknown) => e);
     expect(isAbortError(err)).toBe(true);
     await new Promise((r) => setTimeout(r, 100));
     expect(unhandled).toEqual([]);
@@ -156,13 +190,33 @@ it("deduplicates identical findings from two analyzers and reports progress", as
   const dir = join(root, "dedupe-dir");
   makeRepo(root, "dedupe-dir", { "a.js": "eval(1);\n" });
   const f: NormalizedFinding = {
-    analyzer: "x", rule_id: "r1", title: "t", message: "m", cwe_id: null, cwe_name: null, owasp: null, file: "a.js",
-    start_line: 1, end_line: 1, start_column: 1, end_column: 8, snippet: "eval(1);", severity: "LOW", confidence: "LOW",
-    likelihood: null, impact: null, remediation: null, fingerprint: "", raw: { text: "eval(1)" },
+    analyzer: "x",
+    rule_id: "r1",
+    title: "t",
+    message: "m",
+    cwe_id: null,
+    cwe_name: null,
+    owasp: null,
+    file: "a.js",
+    start_line: 1,
+    end_line: 1,
+    start_column: 1,
+    end_column: 8,
+    snippet: "eval(1);",
+    severity: "LOW",
+    confidence: "LOW",
+    likelihood: null,
+    impact: null,
+    remediation: null,
+    fingerprint: "",
+    raw: { text: "eval(1)" },
   };
   const progress: number[] = [];
   const result = await runAnalyzers({
-    dir, timeoutMs: 10_000, maxOutputBytes: 1024, analyzers: [fixed("one", [f]), fixed("two", [{ ...f, analyzer: "y" }])],
+    dir,
+    timeoutMs: 10_000,
+    maxOutputBytes: 1024,
+    analyzers: [fixed("one", [f]), fixed("two", [{ ...f, analyzer: "y" }])],
     onProgress: (pct) => progress.push(pct),
   });
   expect(result.findings).toHaveLength(1);
@@ -187,8 +241,17 @@ it("runs two analyzers of the sequence at a time, a third after one ends, and ke
       },
     };
   };
-  const result = await runAnalyzers({ dir, timeoutMs: 10_000, maxOutputBytes: 1024, analyzers: [timed("first", 1), timed("second", 1), timed("third", 0.2)] });
-  expect(result.analyzers.map((a) => [a.name, a.status])).toEqual([["first", "completed"], ["second", "completed"], ["third", "completed"]]);
+  const result = await runAnalyzers({
+    dir,
+    timeoutMs: 10_000,
+    maxOutputBytes: 1024,
+    analyzers: [timed("first", 1), timed("second", 1), timed("third", 0.2)],
+  });
+  expect(result.analyzers.map((a) => [a.name, a.status])).toEqual([
+    ["first", "completed"],
+    ["second", "completed"],
+    ["third", "completed"],
+  ]);
   const span = (name: string) => spans.get(name) ?? [NaN, NaN];
   const [a0, a1] = span("first");
   const [b0, b1] = span("second");
@@ -206,7 +269,11 @@ it("runs the default registry whether or not the @ax/rules pack is installed yet
   const result = await runAnalyzers({ dir, timeoutMs: 30_000, maxOutputBytes: 8 * 1024 * 1024 });
   const [run] = result.analyzers;
   if ((await loadRulePack()) === null) {
-    expect(run).toMatchObject({ name: "ast-grep", status: "skipped", notice: "The ast-grep rule pack (@ax/rules) is not installed on this worker." });
+    expect(run).toMatchObject({
+      name: "ast-grep",
+      status: "skipped",
+      notice: "The ast-grep rule pack (@ax/rules) is not installed on this worker.",
+    });
   } else {
     expect(run).toMatchObject({ name: "ast-grep", status: "completed" });
   }
@@ -239,18 +306,48 @@ describe("reuse of a whole analysis of the same commit", () => {
     },
   });
   const finding = (file: string): NormalizedFinding => ({
-    analyzer: "x", rule_id: "x", title: "T", message: "M", cwe_id: "CWE-95", cwe_name: null, owasp: null, file, start_line: 2, end_line: 2,
-    start_column: 1, end_column: 5, snippet: "", severity: "HIGH", confidence: "HIGH", likelihood: "MEDIUM", impact: "HIGH", remediation: "", fingerprint: "", raw: {},
+    analyzer: "x",
+    rule_id: "x",
+    title: "T",
+    message: "M",
+    cwe_id: "CWE-95",
+    cwe_name: null,
+    owasp: null,
+    file,
+    start_line: 2,
+    end_line: 2,
+    start_column: 1,
+    end_column: 5,
+    snippet: "",
+    severity: "HIGH",
+    confidence: "HIGH",
+    likelihood: "MEDIUM",
+    impact: "HIGH",
+    remediation: "",
+    fingerprint: "",
+    raw: {},
   });
   const run = (dir: string, analyzers: Analyzer[], cache: MemoryAnalysisCache | undefined, commit: string) =>
-    runAnalyzers({ dir, timeoutMs: 30_000, maxOutputBytes: 8 * 1024 * 1024, analyzers, ...(cache ? { cache, blobs: new Map(), commit } : {}) });
+    runAnalyzers({
+      dir,
+      timeoutMs: 30_000,
+      maxOutputBytes: 8 * 1024 * 1024,
+      analyzers,
+      ...(cache ? { cache, blobs: new Map(), commit } : {}),
+    });
 
   it("returns the same findings without running anything, and never across caches or versions", async () => {
     const repo = makeRepo(root, "reuse", { "src/app.js": APP, "src/b.js": "eval(z);\n" });
     const calls = { n: 0 };
     await withWorkspace(join(root, "ws"), async (dir) => {
       const dest = join(dir, "repo");
-      const { commit } = await cloneRepository({ gitUri: repo.url, dest, allowInsecure: true, timeoutMs: 30_000, maxRepoBytes: 50 * 1024 * 1024 });
+      const { commit } = await cloneRepository({
+        gitUri: repo.url,
+        dest,
+        allowInsecure: true,
+        timeoutMs: 30_000,
+        maxRepoBytes: 50 * 1024 * 1024,
+      });
       const orgA = new MemoryAnalysisCache();
       const first = await run(dest, [astGrep, counting("tool", "1.0", calls)], orgA, commit);
       expect(calls.n).toBe(1);
@@ -259,7 +356,9 @@ describe("reuse of a whole analysis of the same commit", () => {
       expect(again.findings).toEqual(first.findings);
       expect(again.languages).toEqual(first.languages);
       expect(again.selection).toEqual(first.selection);
-      expect(again.analyzers.map((a) => [a.name, a.status, a.version, a.duration_ms, a.cached_files])).toEqual(first.analyzers.map((a) => [a.name, a.status, a.version, 0, a.files]));
+      expect(again.analyzers.map((a) => [a.name, a.status, a.version, a.duration_ms, a.cached_files])).toEqual(
+        first.analyzers.map((a) => [a.name, a.status, a.version, 0, a.files]),
+      );
       // Another organization's cache, another analyzer version, another commit: analysed afresh.
       await run(dest, [astGrep, counting("tool", "1.0", calls)], new MemoryAnalysisCache(), commit);
       expect(calls.n).toBe(2);
@@ -275,10 +374,22 @@ describe("reuse of a whole analysis of the same commit", () => {
 
   it("does not keep a result that an analyzer failed to produce", async () => {
     const repo = makeRepo(root, "reuse-failed", { "src/app.js": APP });
-    const broken: Analyzer = { name: "broken", languages: "*", cacheable: false, version: async () => "1", run: () => Promise.reject(new AnalyzerFailedError("boom", "boom")) };
+    const broken: Analyzer = {
+      name: "broken",
+      languages: "*",
+      cacheable: false,
+      version: async () => "1",
+      run: () => Promise.reject(new AnalyzerFailedError("boom", "boom")),
+    };
     await withWorkspace(join(root, "ws"), async (dir) => {
       const dest = join(dir, "repo");
-      const { commit } = await cloneRepository({ gitUri: repo.url, dest, allowInsecure: true, timeoutMs: 30_000, maxRepoBytes: 50 * 1024 * 1024 });
+      const { commit } = await cloneRepository({
+        gitUri: repo.url,
+        dest,
+        allowInsecure: true,
+        timeoutMs: 30_000,
+        maxRepoBytes: 50 * 1024 * 1024,
+      });
       const cache = new MemoryAnalysisCache();
       await run(dest, [astGrep, broken], cache, commit);
       expect(cache.scanResults.size).toBe(0);

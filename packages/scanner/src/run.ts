@@ -147,7 +147,13 @@ async function analyze(opts: RunAnalyzersOptions, analyzers: Analyzer[]): Promis
     await rm(scratchRoot, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   }
   const dataflowAnalyzed = runs.some((r) => r.name === DATAFLOW && r.status === "completed");
-  const { findings, stats } = await postprocess(opts.dir, collected, selection.config, analyzers.map((a) => a.name), dataflowAnalyzed);
+  const { findings, stats } = await postprocess(
+    opts.dir,
+    collected,
+    selection.config,
+    analyzers.map((a) => a.name),
+    dataflowAnalyzed,
+  );
   return {
     findings,
     analyzers: runs,
@@ -162,7 +168,11 @@ async function analyze(opts: RunAnalyzersOptions, analyzers: Analyzer[]): Promis
   };
 }
 
-type RunInput = Omit<RunAnalyzersOptions, "analyzers" | "onProgress"> & { languages: ReadonlySet<string>; scratchDir: string; files: string[] };
+type RunInput = Omit<RunAnalyzersOptions, "analyzers" | "onProgress"> & {
+  languages: ReadonlySet<string>;
+  scratchDir: string;
+  files: string[];
+};
 
 async function runOne(analyzer: Analyzer, input: RunInput): Promise<{ run: AnalyzerRun; findings: NormalizedFinding[] }> {
   const started = performance.now();
@@ -190,14 +200,18 @@ async function runOne(analyzer: Analyzer, input: RunInput): Promise<{ run: Analy
     // The cache only saves work: if it cannot be read (its database restarting), every file is
     // analysed, and if it cannot be written the results still stand. Its failure must never
     // cost an analyzer its findings.
-    const cached = analyzer.cacheable && input.cache && input.blobs ? await lookupCache(analyzer.name, version, input.files, input.cache, input.blobs).catch(() => null) : null;
+    const cached =
+      analyzer.cacheable && input.cache && input.blobs
+        ? await lookupCache(analyzer.name, version, input.files, input.cache, input.blobs).catch(() => null)
+        : null;
     const fromCache = cached?.findings ?? [];
     cachedFiles = input.files.length - (cached?.toRun.length ?? input.files.length);
     const toRun = cached?.toRun ?? input.files;
     if (toRun.length === 0) return done("completed", fromCache);
     const ctx: AnalyzerContext = { ...input, files: toRun, signal: limit.signal };
     const fresh = await raceAbort(analyzer.run(ctx), limit.signal);
-    if (input.cache && input.blobs && analyzer.cacheable) await storeCache(analyzer.name, version, toRun, fresh, input.cache, input.blobs).catch(() => undefined);
+    if (input.cache && input.blobs && analyzer.cacheable)
+      await storeCache(analyzer.name, version, toRun, fresh, input.cache, input.blobs).catch(() => undefined);
     return done("completed", [...fromCache, ...fresh]);
   } catch (err) {
     if (input.signal?.aborted) throw new ScanAbortedError();
@@ -237,7 +251,14 @@ async function lookupCache(name: string, version: string, files: string[], cache
 }
 
 /** Only a completed run is cached, and every analyzed file gets an entry, empty or not. */
-async function storeCache(name: string, version: string, files: string[], findings: NormalizedFinding[], cache: AnalysisCache, blobs: ReadonlyMap<string, string>) {
+async function storeCache(
+  name: string,
+  version: string,
+  files: string[],
+  findings: NormalizedFinding[],
+  cache: AnalysisCache,
+  blobs: ReadonlyMap<string, string>,
+) {
   const keys = cacheKeys(files, blobs);
   const entries = new Map<string, CachedFinding[]>([...keys.values()].map((key) => [key, []]));
   for (const f of findings) {
@@ -253,7 +274,11 @@ class AnalyzerLimit {
   private readonly timer: NodeJS.Timeout;
   private readonly onOuter = (): void => this.controller.abort(new ScanAbortedError());
 
-  constructor(name: string, timeoutMs: number, private readonly outer: AbortSignal | undefined) {
+  constructor(
+    name: string,
+    timeoutMs: number,
+    private readonly outer: AbortSignal | undefined,
+  ) {
     const message = `${name} did not finish within ${formatDuration(timeoutMs)}.`;
     this.timer = setTimeout(() => this.controller.abort(new AnalyzerTimeoutError(message)), timeoutMs);
     // A signal that fired already never fires again: an analyzer started after the scan was
@@ -286,4 +311,3 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
     work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 }
-

@@ -55,7 +55,7 @@ describe("ax-ignore markers are found only in comments of the file's language", 
   it("TypeScript and TSX: JSX text is not a comment, a JSX expression comment is", () => {
     const ts = "function f<T>(x: T): string { return `${x}` + '// ax-ignore: no'; } // ax-ignore: typed\n";
     expect(seen("a.ts", ts)).toEqual([["1", "typed"]]);
-    const tsx = "const e = <p title=\"// ax-ignore: attr\">// ax-ignore: text</p>;\nconst g = <div>{/* ax-ignore: jsx */}</div>;\n";
+    const tsx = 'const e = <p title="// ax-ignore: attr">// ax-ignore: text</p>;\nconst g = <div>{/* ax-ignore: jsx */}</div>;\n';
     expect(seen("a.tsx", tsx)).toEqual([["2", "jsx"]]);
   });
 
@@ -105,7 +105,7 @@ describe("ax-ignore markers are found only in comments of the file's language", 
     const c = [
       'printf("/* ax-ignore: no */ // ax-ignore: no");',
       "char q = '\"'; // ax-ignore: after a quote char",
-      'auto r = R"x( // ax-ignore: raw )x"; int n = 1\'000\'000; // ax-ignore: after digit separators',
+      "auto r = R\"x( // ax-ignore: raw )x\"; int n = 1'000'000; // ax-ignore: after digit separators",
     ].join("\n");
     expect(seen("x.cpp", c)).toEqual([
       ["2", "after a quote char"],
@@ -115,18 +115,24 @@ describe("ax-ignore markers are found only in comments of the file's language", 
 
   it("Go, C#, Kotlin and Rust: raw, verbatim and interpolated strings, lifetimes", () => {
     expect(seen("m.go", "s := `\n// ax-ignore: raw string\n` // ax-ignore: go\n")).toEqual([["3", "go"]]);
-    expect(seen("P.cs", 'var p = @"C:\\dir\\"" // ax-ignore: no"; var i = $"{a} // ax-ignore: no"; // ax-ignore: cs\n')).toEqual([["1", "cs"]]);
-    expect(seen("K.kt", 'val s = """\n// ax-ignore: raw\n${x}""" // ax-ignore: kotlin\n/* a /* nested */ ax-ignore: still in the comment */\n')).toEqual([
+    expect(seen("P.cs", 'var p = @"C:\\dir\\"" // ax-ignore: no"; var i = $"{a} // ax-ignore: no"; // ax-ignore: cs\n')).toEqual([
+      ["1", "cs"],
+    ]);
+    expect(
+      seen("K.kt", 'val s = """\n// ax-ignore: raw\n${x}""" // ax-ignore: kotlin\n/* a /* nested */ ax-ignore: still in the comment */\n'),
+    ).toEqual([
       ["3", "kotlin"],
       ["4*", "still in the comment"],
     ]);
-    expect(seen("l.rs", 'fn f<\'a>(x: &\'a str) -> &\'a str { let r = r#"// ax-ignore: raw"#; x } // ax-ignore: rust\n')).toEqual([["1", "rust"]]);
+    expect(seen("l.rs", "fn f<'a>(x: &'a str) -> &'a str { let r = r#\"// ax-ignore: raw\"#; x } // ax-ignore: rust\n")).toEqual([
+      ["1", "rust"],
+    ]);
   });
 
   it("shell: quotes, ${#x}, words with #, and heredoc bodies", () => {
     const sh = [
       "#!/bin/sh",
-      'echo "# ax-ignore: double" \'# ax-ignore: single\' a#ax-ignore',
+      "echo \"# ax-ignore: double\" '# ax-ignore: single' a#ax-ignore",
       "echo ${#arr} # ax-ignore: after a length",
       "cat <<EOF",
       "# ax-ignore: heredoc body",
@@ -163,9 +169,16 @@ describe("ax-ignore markers are found only in comments of the file's language", 
   });
 
   it("Dockerfile, SQL, Ruby and .env files", () => {
-    expect(seen("Dockerfile", "RUN echo hi # ax-ignore: shell text\n# ax-ignore: docker\nRUN <<EOF\n# ax-ignore: heredoc\nEOF\n")).toEqual([["2*", "docker"]]);
+    expect(seen("Dockerfile", "RUN echo hi # ax-ignore: shell text\n# ax-ignore: docker\nRUN <<EOF\n# ax-ignore: heredoc\nEOF\n")).toEqual([
+      ["2*", "docker"],
+    ]);
     expect(seen("q.sql", "SELECT '-- ax-ignore: no', \"x -- ax-ignore: no\" -- ax-ignore: sql\n")).toEqual([["1", "sql"]]);
-    expect(seen("a.rb", 'x = "#{y} # ax-ignore: no" # ax-ignore: ruby\ns = <<~SQL\n  # ax-ignore: heredoc\nSQL\n=begin\nax-ignore: in =begin\n=end\n')).toEqual([
+    expect(
+      seen(
+        "a.rb",
+        'x = "#{y} # ax-ignore: no" # ax-ignore: ruby\ns = <<~SQL\n  # ax-ignore: heredoc\nSQL\n=begin\nax-ignore: in =begin\n=end\n',
+      ),
+    ).toEqual([
       ["1", "ruby"],
       ["6*", "in =begin"],
     ]);
@@ -207,9 +220,27 @@ describe("ax-ignore markers are found only in comments of the file's language", 
 
 function finding(over: Partial<NormalizedFinding> = {}): NormalizedFinding {
   return {
-    analyzer: "ast-grep", rule_id: "py-pickle", title: "t", message: "m", cwe_id: "CWE-502", cwe_name: null, owasp: null,
-    file: "app.py", start_line: 3, end_line: 3, start_column: 1, end_column: 5, snippet: "x", severity: "HIGH", confidence: "HIGH",
-    likelihood: null, impact: null, remediation: null, fingerprint: "", raw: null, ...over,
+    analyzer: "ast-grep",
+    rule_id: "py-pickle",
+    title: "t",
+    message: "m",
+    cwe_id: "CWE-502",
+    cwe_name: null,
+    owasp: null,
+    file: "app.py",
+    start_line: 3,
+    end_line: 3,
+    start_column: 1,
+    end_column: 5,
+    snippet: "x",
+    severity: "HIGH",
+    confidence: "HIGH",
+    likelihood: null,
+    impact: null,
+    remediation: null,
+    fingerprint: "",
+    raw: null,
+    ...over,
   };
 }
 const merged = (over: Partial<NormalizedFinding> = {}) =>
@@ -226,8 +257,16 @@ const decide = (text: string, f: NormalizedFinding) => findSuppression(markersOf
 describe("findSuppression", () => {
   it("a trailing comment covers its own line only; a comment alone on the line above covers the next", () => {
     expect(decide("a = 1\nb()  # ax-ignore: for b, not for the next line\npickle.loads(x)\n", finding()).suppression).toBeNull();
-    expect(decide("a = 1\n# ax-ignore: alone above\npickle.loads(x)\n", finding()).suppression).toEqual({ kind: "inline", reason: "alone above", line: 2 });
-    expect(decide("a = 1\n\npickle.loads(x)  # ax-ignore: trailing\n", finding()).suppression).toEqual({ kind: "inline", reason: "trailing", line: 3 });
+    expect(decide("a = 1\n# ax-ignore: alone above\npickle.loads(x)\n", finding()).suppression).toEqual({
+      kind: "inline",
+      reason: "alone above",
+      line: 2,
+    });
+    expect(decide("a = 1\n\npickle.loads(x)  # ax-ignore: trailing\n", finding()).suppression).toEqual({
+      kind: "inline",
+      reason: "trailing",
+      line: 3,
+    });
     expect(decide("# ax-ignore: two lines up\n\npickle.loads(x)\n", finding()).suppression).toBeNull();
   });
 
@@ -246,22 +285,38 @@ describe("findSuppression", () => {
       { analyzer: "bandit", rule_id: "bandit.B301", inline: { line: 2, reason: "signed blobs only" } },
     ]);
     // Every rule named: suppressed, with the lead rule's reason.
-    const all = decide("# ax-ignore[bandit.B301]: signed\n# ax-ignore[py-pickle, py-taint-deserialization]: signed too\npickle.loads(x)\n", merged());
+    const all = decide(
+      "# ax-ignore[bandit.B301]: signed\n# ax-ignore[py-pickle, py-taint-deserialization]: signed too\npickle.loads(x)\n",
+      merged(),
+    );
     expect(all.suppression).toBeNull(); // the first comment is not on the line above
-    const both = decide("a = 1\n# ax-ignore[py-pickle, py-taint-deserialization]: signed too\npickle.loads(x)  # ax-ignore[bandit.B301]: signed\n", merged());
+    const both = decide(
+      "a = 1\n# ax-ignore[py-pickle, py-taint-deserialization]: signed too\npickle.loads(x)  # ax-ignore[bandit.B301]: signed\n",
+      merged(),
+    );
     expect(both.suppression).toEqual({ kind: "inline", reason: "signed too", line: 2 });
     // A CWE id, or no scope, names every rule of the finding.
-    expect(decide("a = 1\npickle.loads(x)  # ax-ignore[CWE-502]: signed\n", merged({ start_line: 2 })).suppression).toMatchObject({ reason: "signed" });
-    expect(decide("a = 1\npickle.loads(x)  # ax-ignore: signed\n", merged({ start_line: 2 })).suppression).toMatchObject({ reason: "signed" });
+    expect(decide("a = 1\npickle.loads(x)  # ax-ignore[CWE-502]: signed\n", merged({ start_line: 2 })).suppression).toMatchObject({
+      reason: "signed",
+    });
+    expect(decide("a = 1\npickle.loads(x)  # ax-ignore: signed\n", merged({ start_line: 2 })).suppression).toMatchObject({
+      reason: "signed",
+    });
   });
 
   it("a comment without a reason is recorded on the sources it names, not honoured", () => {
     const d = decide("a = 1\npickle.loads(x)  # ax-ignore\n", merged({ start_line: 2 }));
     expect(d.suppression).toBeNull();
     expect(d.ignored).toMatch(/without a reason is not honoured/);
-    expect(d.sources.map((s) => s.inline)).toEqual([{ line: 2, reason: null }, { line: 2, reason: null }, { line: 2, reason: null }]);
+    expect(d.sources.map((s) => s.inline)).toEqual([
+      { line: 2, reason: null },
+      { line: 2, reason: null },
+      { line: 2, reason: null },
+    ]);
     // A comment with a reason wins over a bare one.
-    expect(decide("# ax-ignore\npickle.loads(x)  # ax-ignore: given\n", finding({ start_line: 2 })).suppression).toMatchObject({ reason: "given" });
+    expect(decide("# ax-ignore\npickle.loads(x)  # ax-ignore: given\n", finding({ start_line: 2 })).suppression).toMatchObject({
+      reason: "given",
+    });
   });
 
   it("strips the closers of block comments from the reason", () => {
@@ -311,7 +366,11 @@ describe("through the real scanner (git repository, ast-grep, taint analysis, ba
   it("suppresses for comments only, and keeps a merged finding reported when one rule is named", async () => {
     const dir = makeGitRepo({ "app.py": APP_PY, "app.js": APP_JS });
     const result = await runAnalyzers({ dir, timeoutMs: 60_000, maxOutputBytes: 1 << 24 });
-    expect(result.analyzers.filter((a) => ["ast-grep", "dataflow", "bandit"].includes(a.name)).map((a) => a.status)).toEqual(["completed", "completed", "completed"]);
+    expect(result.analyzers.filter((a) => ["ast-grep", "dataflow", "bandit"].includes(a.name)).map((a) => a.status)).toEqual([
+      "completed",
+      "completed",
+      "completed",
+    ]);
     const at = (file: string, line: number) => {
       const f = result.findings.find((x) => x.file === file && x.start_line === line && x.cwe_id !== null && x.cwe_id !== "CWE-798");
       if (!f) throw new Error(`no finding at ${file}:${line}`);

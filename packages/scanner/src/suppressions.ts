@@ -51,7 +51,10 @@ export function markersOf(path: string, text: string): Marker[] {
         markers.push({
           line,
           alone: before.trim() === "" && after.trim() === "",
-          scope: (m[1] ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+          scope: (m[1] ?? "")
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean),
           reason: reason || null,
         });
       }
@@ -77,7 +80,9 @@ export function findSuppression(markers: readonly Marker[], f: NormalizedFinding
     // A marker with a reason before one without; then the finding's own line before the one above.
     .sort((a, b) => Number(a.reason === null) - Number(b.reason === null) || b.line - a.line);
   const sources = (f.sources ?? [{ analyzer: f.analyzer, rule_id: f.rule_id }]).map(({ inline: _stale, ...source }): FindingSource => {
-    const m = near.find((m) => m.scope.length === 0 || m.scope.some((s) => s === source.rule_id || (f.cwe_id !== null && s.toUpperCase() === f.cwe_id)));
+    const m = near.find(
+      (m) => m.scope.length === 0 || m.scope.some((s) => s === source.rule_id || (f.cwe_id !== null && s.toUpperCase() === f.cwe_id)),
+    );
     return m ? { ...source, inline: { line: m.line, reason: m.reason } } : source;
   });
   const covered = sources.length > 0 && sources.every((s) => s.inline?.reason);

@@ -52,12 +52,26 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
-function withNoNewlineMarkers(path: string, header: string, lines: string[], before: Buffer, after: Buffer, oldAtEnd: boolean, newAtEnd: boolean): string {
+function withNoNewlineMarkers(
+  path: string,
+  header: string,
+  lines: string[],
+  before: Buffer,
+  after: Buffer,
+  oldAtEnd: boolean,
+  newAtEnd: boolean,
+): string {
   const oldMissing = oldAtEnd && before[before.length - 1] !== 0x0a;
   const newMissing = newAtEnd && after[after.length - 1] !== 0x0a;
   const out: string[] = [];
-  const lastOld = lines.map((l, i) => (l[0] === " " || l[0] === "-" ? i : -1)).filter((i) => i >= 0).pop();
-  const lastNew = lines.map((l, i) => (l[0] === " " || l[0] === "+" ? i : -1)).filter((i) => i >= 0).pop();
+  const lastOld = lines
+    .map((l, i) => (l[0] === " " || l[0] === "-" ? i : -1))
+    .filter((i) => i >= 0)
+    .pop();
+  const lastNew = lines
+    .map((l, i) => (l[0] === " " || l[0] === "+" ? i : -1))
+    .filter((i) => i >= 0)
+    .pop();
   lines.forEach((line, i) => {
     out.push(line);
     const marker = "\\ No newline at end of file";

@@ -10,7 +10,12 @@ import { dirname, join } from "node:path";
 import type { AnalyzerContext } from "../src/analyzers/types";
 
 /** Debian package of each tool the adapters run. */
-export const DEBIAN_PACKAGES: Record<string, string> = { bandit: "bandit", flawfinder: "flawfinder", cppcheck: "cppcheck", shellcheck: "shellcheck" };
+export const DEBIAN_PACKAGES: Record<string, string> = {
+  bandit: "bandit",
+  flawfinder: "flawfinder",
+  cppcheck: "cppcheck",
+  shellcheck: "shellcheck",
+};
 
 /** Throws a clear error when `tool` is not on PATH (call it in beforeAll). */
 export function requireTool(tool: string): void {

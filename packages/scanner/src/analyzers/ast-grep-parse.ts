@@ -23,7 +23,11 @@ interface Position {
 const FALLBACK_SEVERITY: Record<string, Severity> = { error: "HIGH", warning: "MEDIUM", info: "LOW", hint: "INFO" };
 
 /** `toRepo` maps the path ast-grep printed to the repository path (sanitized copies, utf8-inputs.ts). */
-export function parseAstGrepLine(line: string, taxonomy?: Taxonomy, toRepo: (printed: string) => string | null = repoPath): NormalizedFinding | null {
+export function parseAstGrepLine(
+  line: string,
+  taxonomy?: Taxonomy,
+  toRepo: (printed: string) => string | null = repoPath,
+): NormalizedFinding | null {
   let match: unknown;
   try {
     match = JSON.parse(line);

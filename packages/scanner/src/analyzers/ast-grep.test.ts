@@ -42,7 +42,10 @@ it("normalises matches: repo-relative file, 1-based positions, snippet, rule met
   expect(js).toMatchObject({
     analyzer: "ast-grep",
     file: "src/app.js",
-    start_line: 4, start_column: 10, end_line: 6, end_column: 4,
+    start_line: 4,
+    start_column: 10,
+    end_line: 6,
+    end_column: 4,
     snippet: "  return eval(\n    input\n  );",
     title: "Use of eval",
     message: "Avoid eval of input",
@@ -62,18 +65,32 @@ it("normalises matches: repo-relative file, 1-based positions, snippet, rule met
 
   // No metadata: severity from ast-grep's "warning", defaults elsewhere.
   expect(findings.find((f) => f.rule_id === "py-exec")).toMatchObject({
-    file: "tools/x.py", start_line: 2, start_column: 1, end_line: 2, end_column: 11,
-    severity: "MEDIUM", confidence: "MEDIUM", likelihood: null, cwe_id: null, title: "py-exec", remediation: "Avoid exec.",
+    file: "tools/x.py",
+    start_line: 2,
+    start_column: 1,
+    end_line: 2,
+    end_column: 11,
+    severity: "MEDIUM",
+    confidence: "MEDIUM",
+    likelihood: null,
+    cwe_id: null,
+    title: "py-exec",
+    remediation: "Avoid exec.",
   });
   expect(findings).toHaveLength(2);
 });
 
 it("scans exactly ctx.files: listed vendored, hidden and .gitignored files yes, unlisted files no, the repository's sgconfig never", async () => {
   const dir = checkout("scope", {
-    "node_modules/lib/index.js": "eval(a)\n", ".github/scripts/s.js": "eval(f)\n", "ignored.js": "eval(g)\n", ".gitignore": "ignored.js\n",
-    "not-listed.js": "eval(h)\n", "-dash.js": "eval(i)\n",
+    "node_modules/lib/index.js": "eval(a)\n",
+    ".github/scripts/s.js": "eval(f)\n",
+    "ignored.js": "eval(g)\n",
+    ".gitignore": "ignored.js\n",
+    "not-listed.js": "eval(h)\n",
+    "-dash.js": "eval(i)\n",
     // A repository trying to bring its own rules (or turn ours off) with a config of its own.
-    "sgconfig.yml": "ruleDirs:\n  - myrules\n", "myrules/r.yml": "id: repo-rule\nlanguage: javascript\nrule:\n  pattern: $A\n",
+    "sgconfig.yml": "ruleDirs:\n  - myrules\n",
+    "myrules/r.yml": "id: repo-rule\nlanguage: javascript\nrule:\n  pattern: $A\n",
   });
   const files = ["node_modules/lib/index.js", ".github/scripts/s.js", "ignored.js", "-dash.js"];
   const findings = await analyzer().run(ctx(dir, files));
@@ -91,7 +108,7 @@ it("passes long file lists in several command lines and finds every file", async
 });
 
 it("maps a rule's fix to byte offsets that rewrite the file correctly, also after multi-byte text", async () => {
-  const source = "import yaml\n# é ünïcode 日本\nd = yaml.load(  data )\nx = \"日本\"; yaml.load(x)\n";
+  const source = 'import yaml\n# é ünïcode 日本\nd = yaml.load(  data )\nx = "日本"; yaml.load(x)\n';
   const dir = checkout("fix", { "app/conf.py": source });
   const findings = (await analyzer().run(ctx(dir, ["app/conf.py"]))).filter((f) => f.rule_id === "py-yaml-load");
   expect(findings).toHaveLength(2);
@@ -109,7 +126,7 @@ it("maps a rule's fix to byte offsets that rewrite the file correctly, also afte
     const fix = f.fix as NonNullable<typeof f.fix>;
     fixed = Buffer.concat([fixed.subarray(0, fix.start_byte), Buffer.from(fix.replacement), fixed.subarray(fix.end_byte)]);
   }
-  expect(fixed.toString()).toBe("import yaml\n# é ünïcode 日本\nd = yaml.safe_load(data)\nx = \"日本\"; yaml.safe_load(x)\n");
+  expect(fixed.toString()).toBe('import yaml\n# é ünïcode 日本\nd = yaml.safe_load(data)\nx = "日本"; yaml.safe_load(x)\n');
   writeFileSync(join(dir, "app/conf.py"), fixed);
   expect((await analyzer().run(ctx(dir, ["app/conf.py"]))).filter((f) => f.rule_id === "py-yaml-load")).toEqual([]);
 });
@@ -124,7 +141,9 @@ it("redacts credentials that a match quotes", async () => {
 
 it("stops at the output cap and keeps what was parsed", async () => {
   const dir = checkout("noisy", { "many.js": "eval(x);\n".repeat(2000) });
-  const err = await analyzer().run(ctx(dir, ["many.js"], { maxOutputBytes: 4096 })).catch((e: unknown) => e);
+  const err = await analyzer()
+    .run(ctx(dir, ["many.js"], { maxOutputBytes: 4096 }))
+    .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(AnalyzerOutputLimitError);
   const partial = (err as AnalyzerOutputLimitError).partial;
   expect(partial.length).toBeGreaterThan(0);
@@ -175,9 +194,10 @@ describe("the shipped rule pack, loaded per language", () => {
   const files = {
     "web/app.js": "const { exec } = require('child_process');\nexports.run = (req) => exec(req.query.cmd);\nexports.e = (x) => eval(x);\n",
     "tools/job.py": "import os, pickle\ndef run(cmd, blob):\n    os.system(cmd)\n    return pickle.loads(blob)\n",
-    "src/Run.java": "class Run {\n  void f(String x) throws Exception {\n    Runtime.getRuntime().exec(x);\n    java.security.MessageDigest.getInstance(\"MD5\");\n  }\n}\n",
-    "cmd/main.go": "package main\nimport (\"crypto/md5\"; \"os/exec\")\nfunc f(x string) { exec.Command(\"sh\", \"-c\", x).Run(); md5.New() }\n",
-    "lib/x.rb": "def f\n  eval(params[:code])\n  system(\"ls #{params[:dir]}\")\nend\n",
+    "src/Run.java":
+      'class Run {\n  void f(String x) throws Exception {\n    Runtime.getRuntime().exec(x);\n    java.security.MessageDigest.getInstance("MD5");\n  }\n}\n',
+    "cmd/main.go": 'package main\nimport ("crypto/md5"; "os/exec")\nfunc f(x string) { exec.Command("sh", "-c", x).Run(); md5.New() }\n',
+    "lib/x.rb": 'def f\n  eval(params[:code])\n  system("ls #{params[:dir]}")\nend\n',
   };
   const key = (fs: NormalizedFinding[]) => fs.map((f) => `${f.file}:${f.start_line}:${f.rule_id}`).sort();
 
@@ -210,7 +230,9 @@ describe("the shipped rule pack, loaded per language", () => {
   it("keeps one language per rule directory, which is what loading them per language relies on", () => {
     const rules = join(dirname(loadedConfig), "rules");
     for (const dir of readdirSync(rules)) {
-      const languages = new Set(readdirSync(join(rules, dir)).map((f) => /^language:\s*(\S+)/m.exec(readFileSync(join(rules, dir, f), "utf8"))?.[1]));
+      const languages = new Set(
+        readdirSync(join(rules, dir)).map((f) => /^language:\s*(\S+)/m.exec(readFileSync(join(rules, dir, f), "utf8"))?.[1]),
+      );
       expect([dir, [...languages]]).toEqual([dir, [dir === "javascript" ? "Tsx" : expect.any(String)]]);
     }
   });

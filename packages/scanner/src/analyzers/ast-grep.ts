@@ -59,7 +59,16 @@ export function astGrepAnalyzer(opts: AstGrepOptions = {}): Analyzer {
 }
 
 /** The rule pack's directory of each language the selection names (one grammar, tsx, serves JavaScript and TypeScript). */
-const RULE_DIR: Record<string, string> = { javascript: "javascript", typescript: "javascript", python: "python", java: "java", go: "go", php: "php", ruby: "ruby", csharp: "csharp" };
+const RULE_DIR: Record<string, string> = {
+  javascript: "javascript",
+  typescript: "javascript",
+  python: "python",
+  java: "java",
+  go: "go",
+  php: "php",
+  ruby: "ruby",
+  csharp: "csharp",
+};
 
 /**
  * A config with only the rule directories of the languages among `files`, written to

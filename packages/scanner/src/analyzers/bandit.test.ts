@@ -43,8 +43,17 @@ it("maps bandit's results: rule, normalized CWE, line, severity, confidence", as
   const at = (rule: string, line: number) => findings.find((f) => f.rule_id === rule && f.start_line === line);
 
   expect(at("bandit.B602", 7)).toMatchObject({
-    analyzer: "bandit", file: "app/tasks.py", cwe_id: "CWE-78", owasp: "A03:2021-Injection", severity: "HIGH", confidence: "HIGH",
-    start_column: 1, end_line: 7, end_column: 37, snippet: "    subprocess.call(cmd, shell=True)", fingerprint: "",
+    analyzer: "bandit",
+    file: "app/tasks.py",
+    cwe_id: "CWE-78",
+    owasp: "A03:2021-Injection",
+    severity: "HIGH",
+    confidence: "HIGH",
+    start_column: 1,
+    end_line: 7,
+    end_column: 37,
+    snippet: "    subprocess.call(cmd, shell=True)",
+    fingerprint: "",
     title: "Subprocess popen with shell equals true",
   });
   expect(at("bandit.B602", 7)?.cwe_name).toMatch(/OS Command Injection/);
@@ -72,7 +81,10 @@ it("never stores the hard-coded password bandit quotes", async () => {
 });
 
 it("skips asserts in test files but not elsewhere", async () => {
-  const dir = writeCheckout(root, "asserts", { "tests/test_x.py": "def test_a():\n    assert 1 == 1\n", "lib/x.py": "def f(a):\n    assert a\n" });
+  const dir = writeCheckout(root, "asserts", {
+    "tests/test_x.py": "def test_a():\n    assert 1 == 1\n",
+    "lib/x.py": "def f(a):\n    assert a\n",
+  });
   const findings = await banditAnalyzer().run(ctx(dir, ["tests/test_x.py", "lib/x.py"]));
   expect(findings.map((f) => `${f.file}:${f.rule_id}`)).toEqual(["lib/x.py:bandit.B101"]);
 });
@@ -87,7 +99,9 @@ it("finds every file of a list longer than one command line", async () => {
 
 it("stops at the output cap", async () => {
   const dir = writeCheckout(root, "noisy", { "n.py": "eval(x)\n".repeat(500) });
-  const err = await banditAnalyzer().run(ctx(dir, ["n.py"], { maxOutputBytes: 2048 })).catch((e: unknown) => e);
+  const err = await banditAnalyzer()
+    .run(ctx(dir, ["n.py"], { maxOutputBytes: 2048 }))
+    .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(AnalyzerOutputLimitError);
   expect((err as Error).message).toMatch(/^bandit produced more than 2048 bytes of output/);
 });

@@ -55,7 +55,12 @@ const REMEDIATION: Record<string, string> = {
   B605: "Use subprocess.run with an argument list instead of a shell command string.",
   B608: "Use parameterized queries (cursor.execute(sql, params)); never format input into SQL.",
   B701: "Create the Environment with autoescape=select_autoescape() (or True) so HTML is escaped.",
-  ...Object.fromEntries(["B313", "B314", "B315", "B316", "B317", "B318", "B319", "B320", "B405", "B406", "B407", "B408", "B409", "B410", "B411"].map((id) => [id, XML])),
+  ...Object.fromEntries(
+    ["B313", "B314", "B315", "B316", "B317", "B318", "B319", "B320", "B405", "B406", "B407", "B408", "B409", "B410", "B411"].map((id) => [
+      id,
+      XML,
+    ]),
+  ),
 };
 
 export function banditAnalyzer(opts: BanditOptions = {}): Analyzer {
@@ -73,7 +78,12 @@ export function banditAnalyzer(opts: BanditOptions = {}): Analyzer {
       const { items, truncated } = await runToolOnFiles(
         ctx,
         // 0: no issues, 1: issues found. Anything else (2: usage) is a failure.
-        { tool: BANDIT, binary, succeeded: (code) => code === 0 || code === 1, env: { PYTHONDONTWRITEBYTECODE: "1", PYTHONNOUSERSITE: "1" } },
+        {
+          tool: BANDIT,
+          binary,
+          succeeded: (code) => code === 0 || code === 1,
+          env: { PYTHONDONTWRITEBYTECODE: "1", PYTHONNOUSERSITE: "1" },
+        },
         {
           files: ctx.files,
           args: (chunk) => ["-f", "json", "-q", "--ignore-nosec", "--", ...chunk.map(safeFileArg)],
@@ -108,7 +118,12 @@ async function toFindings(ctx: AnalyzerContext, results: Record<string, unknown>
 }
 
 /** One bandit result → a finding, or null when it is malformed or noise (asserts in tests). */
-export async function banditFinding(r: Record<string, unknown>, sources: SourceFiles, taxonomy: Taxonomy, dir?: string): Promise<NormalizedFinding | null> {
+export async function banditFinding(
+  r: Record<string, unknown>,
+  sources: SourceFiles,
+  taxonomy: Taxonomy,
+  dir?: string,
+): Promise<NormalizedFinding | null> {
   const file = repoPath(r.filename, dir);
   const testId = text(r.test_id);
   const line = int(r.line_number);

@@ -36,12 +36,36 @@ export interface CppcheckOptions {
 const SECURITY_STYLE = new Set(["unsignedLessThanZero", "pointerLessThanZero", "pointerPositive"]);
 /** Reports about cppcheck itself or its configuration, not about the code. */
 const NOT_FINDINGS = new Set([
-  "syntaxError", "internalAstError", "unknownMacro", "cppcheckError", "internalError", "preprocessorErrorDirective", "noValidConfiguration",
-  "toomanyconfigs", "missingInclude", "missingIncludeSystem", "unmatchedSuppression", "purgedConfiguration", "checkersReport",
-  "normalCheckLevelMaxBranches", "checkLevelNormal", "ctuinfo", "instantiationError", "syntaxErrorTemplate", "bailoutUninitVar",
+  "syntaxError",
+  "internalAstError",
+  "unknownMacro",
+  "cppcheckError",
+  "internalError",
+  "preprocessorErrorDirective",
+  "noValidConfiguration",
+  "toomanyconfigs",
+  "missingInclude",
+  "missingIncludeSystem",
+  "unmatchedSuppression",
+  "purgedConfiguration",
+  "checkersReport",
+  "normalCheckLevelMaxBranches",
+  "checkLevelNormal",
+  "ctuinfo",
+  "instantiationError",
+  "syntaxErrorTemplate",
+  "bailoutUninitVar",
 ]);
 /** Leaks exhaust resources; they do not corrupt memory: one step below other errors. */
-const LEAKS = new Set(["memleak", "resourceLeak", "memleakOnRealloc", "leakReturnValNotUsed", "leakNoVarFunctionCall", "leakUnsafeArgAlloc", "publicAllocationError"]);
+const LEAKS = new Set([
+  "memleak",
+  "resourceLeak",
+  "memleakOnRealloc",
+  "leakReturnValNotUsed",
+  "leakNoVarFunctionCall",
+  "leakUnsafeArgAlloc",
+  "publicAllocationError",
+]);
 
 const SEVERITY: Record<string, Severity> = { error: "HIGH", warning: "MEDIUM", portability: "LOW", style: "LOW" };
 const CONFIDENCE: Record<string, Level> = { error: "HIGH", warning: "MEDIUM", portability: "MEDIUM", style: "MEDIUM" };
@@ -71,7 +95,10 @@ const REMEDIATION: Record<string, string> = {
 /** What cppcheck checks and ignores (part of the kept build directory's name). */
 const CHECK_OPTIONS = [
   "--enable=warning,style,portability",
-  "--suppress=missingIncludeSystem", "--suppress=missingInclude", "--suppress=unmatchedSuppression", "--suppress=checkersReport",
+  "--suppress=missingIncludeSystem",
+  "--suppress=missingInclude",
+  "--suppress=unmatchedSuppression",
+  "--suppress=checkersReport",
 ];
 
 export function cppcheckAnalyzer(opts: CppcheckOptions = {}): Analyzer {
@@ -97,10 +124,15 @@ export function cppcheckAnalyzer(opts: CppcheckOptions = {}): Analyzer {
       // With -j, whole-program (CTU) checks need a build dir; without one they silently don't
       // run. Kept between scans of the project (ctx.stateDir), it also makes cppcheck re-analyse
       // only the files whose content changed. Its name carries the version and the options.
-      const stateName = `cppcheck-build-${createHash("sha256").update(JSON.stringify([await version(), CHECK_OPTIONS])).digest("hex").slice(0, 16)}`;
+      const stateName = `cppcheck-build-${createHash("sha256")
+        .update(JSON.stringify([await version(), CHECK_OPTIONS]))
+        .digest("hex")
+        .slice(0, 16)}`;
       const out = await withKeptDir({ stateDir: ctx.stateDir, name: stateName, scratchDir: ctx.scratchDir }, (buildDir) =>
         runTool(ctx, { tool: CPPCHECK, binary, resultStream: "stderr" }, [
-          "--xml", "--xml-version=2", "-q",
+          "--xml",
+          "--xml-version=2",
+          "-q",
           `--file-list=${fileList}`,
           threadsArg,
           `--cppcheck-build-dir=${buildDir}`,
@@ -209,7 +241,9 @@ export async function cppcheckFinding(
   if (sev === "style" && !SECURITY_STYLE.has(id)) return null;
   // The primary location is the first; for a cross-file finding (a header and its call
   // site), the first one inside the files this scan selected.
-  const located = e.locations.map((l) => ({ ...l, file: repoPath(l.file, dir) })).filter((l): l is CppcheckLocation => l.file !== null && files.has(l.file));
+  const located = e.locations
+    .map((l) => ({ ...l, file: repoPath(l.file, dir) }))
+    .filter((l): l is CppcheckLocation => l.file !== null && files.has(l.file));
   const primary = located[0];
   if (!primary || primary.line < 1) return null;
   const source = await sources.get(primary.file);
@@ -233,7 +267,11 @@ export async function cppcheckFinding(
       snippet: source?.snippet(primary.line) ?? "",
       severity: LEAKS.has(id) && baseSeverity === "HIGH" ? "MEDIUM" : baseSeverity,
       confidence: inconclusive ? "LOW" : (CONFIDENCE[sev] as Level),
-      remediation: REMEDIATION[id] ?? (id.startsWith("invalidPrintfArgType") || id.startsWith("invalidScanfArgType") ? "Make the argument's type match its conversion specifier." : null),
+      remediation:
+        REMEDIATION[id] ??
+        (id.startsWith("invalidPrintfArgType") || id.startsWith("invalidScanfArgType")
+          ? "Make the argument's type match its conversion specifier."
+          : null),
       raw: {
         id,
         severity: sev,
@@ -251,6 +289,9 @@ export async function cppcheckFinding(
 
 /** bufferAccessOutOfBounds → "Buffer access out of bounds". */
 function humanize(id: string): string {
-  const words = id.replace(/_/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+  const words = id
+    .replace(/_/g, " ")
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }

@@ -37,7 +37,12 @@ describe("normalizeCwe", () => {
 describe("taxonomy", () => {
   it("names every CWE the tables and the shellcheck mapping can produce", async () => {
     const taxonomy = await loadTaxonomy();
-    const cwes = [...tableCwes("bandit"), ...tableCwes("flawfinder"), ...tableCwes("cppcheck"), ...Object.values(SECURITY_CHECKS).map((c) => c.cwe)];
+    const cwes = [
+      ...tableCwes("bandit"),
+      ...tableCwes("flawfinder"),
+      ...tableCwes("cppcheck"),
+      ...Object.values(SECURITY_CHECKS).map((c) => c.cwe),
+    ];
     const unnamed = cwes.filter((c): c is string => c !== null).filter((c) => taxonomy.cweName(c) === null);
     expect(unnamed).toEqual([]);
     expect(taxonomy.cweName("CWE-95")).toMatch(/Eval Injection/);

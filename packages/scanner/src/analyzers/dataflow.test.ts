@@ -49,13 +49,24 @@ it("stops when the scan is cancelled mid-analysis, and the next scan is analysed
   const big = repo("big", 1500);
   const controller = new AbortController();
   const started = performance.now();
-  const run = runAnalyzers({ dir: big, analyzers: [dataflowAnalyzer()], timeoutMs: 120_000, maxOutputBytes: 10_000_000, signal: controller.signal });
+  const run = runAnalyzers({
+    dir: big,
+    analyzers: [dataflowAnalyzer()],
+    timeoutMs: 120_000,
+    maxOutputBytes: 10_000_000,
+    signal: controller.signal,
+  });
   setTimeout(() => controller.abort(), 300);
   await expect(run).rejects.toBeInstanceOf(ScanAbortedError);
   // Well before the analysis of 1,500 files could have finished.
   expect(performance.now() - started).toBeLessThan(5_000);
 
-  const after = await runAnalyzers({ dir: repo("after", 2), analyzers: [dataflowAnalyzer()], timeoutMs: 120_000, maxOutputBytes: 10_000_000 });
+  const after = await runAnalyzers({
+    dir: repo("after", 2),
+    analyzers: [dataflowAnalyzer()],
+    timeoutMs: 120_000,
+    maxOutputBytes: 10_000_000,
+  });
   expect(after.findings.map((f) => [f.file, f.start_line, f.rule_id])).toEqual([
     ["src/Users0.java", 5, "java-taint-sql"],
     ["src/Users1.java", 5, "java-taint-sql"],
@@ -64,7 +75,8 @@ it("stops when the scan is cancelled mid-analysis, and the next scan is analysed
 
 it("gives the same findings from lowered files it keeps, and follows a file that changed", async () => {
   const dir = repo("kept-lowering", 3);
-  const key = (fs: { file: string; start_line: number; rule_id: string }[]) => fs.map((f) => `${f.file}:${f.start_line}:${f.rule_id}`).sort();
+  const key = (fs: { file: string; start_line: number; rule_id: string }[]) =>
+    fs.map((f) => `${f.file}:${f.start_line}:${f.rule_id}`).sort();
   const first = await analyzeCheckout(dir, ["src/Users0.java", "src/Users1.java", "src/Users2.java"]);
   const again = await analyzeCheckout(dir, ["src/Users0.java", "src/Users1.java", "src/Users2.java"]);
   expect(first.length).toBeGreaterThan(0);

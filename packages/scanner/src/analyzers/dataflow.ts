@@ -41,7 +41,11 @@ export function dataflowAnalyzer(): Analyzer {
 
 /** Read, lower and analyse `files` of the checkout at `dir` (in whichever thread calls it). */
 export async function analyzeCheckout(dir: string, files: readonly string[], signal?: AbortSignal): Promise<NormalizedFinding[]> {
-  const input = { files, languageOf: (file: string) => languageOfExtension(extname(file).toLowerCase()), read: (file: string) => readBounded(dir, file) };
+  const input = {
+    files,
+    languageOf: (file: string) => languageOfExtension(extname(file).toLowerCase()),
+    read: (file: string) => readBounded(dir, file),
+  };
   const traces = await analyzeFiles(input, undefined, signal);
   const taxonomy = await loadTaxonomy();
   return traces.map((trace) => findingOf(trace, taxonomy));
@@ -73,7 +77,8 @@ async function runDataflow(ctx: AnalyzerContext): Promise<NormalizedFinding[]> {
 }
 
 export type ThreadRequest = { kind: "job"; id: number; dir: string; files: readonly string[] } | { kind: "forget" };
-export type ThreadMessage = { kind: "ready" } | { kind: "done"; id: number; findings: NormalizedFinding[] } | { kind: "failed"; id: number; message: string };
+export type ThreadMessage =
+  { kind: "ready" } | { kind: "done"; id: number; findings: NormalizedFinding[] } | { kind: "failed"; id: number; message: string };
 
 interface Job {
   dir: string;

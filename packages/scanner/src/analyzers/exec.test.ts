@@ -99,7 +99,9 @@ describe("runToolOnFiles", () => {
 describe("runTool", () => {
   it("maps the time limit to AnalyzerTimeoutError", async () => {
     const started = Date.now();
-    await expect(runTool(ctx({ timeoutMs: 300 }), sh, ["-c", "sleep 10"])).rejects.toThrow(new AnalyzerTimeoutError("fake did not finish within 300 ms."));
+    await expect(runTool(ctx({ timeoutMs: 300 }), sh, ["-c", "sleep 10"])).rejects.toThrow(
+      new AnalyzerTimeoutError("fake did not finish within 300 ms."),
+    );
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
@@ -113,8 +115,12 @@ describe("runTool", () => {
   });
 
   it("maps a missing binary to AnalyzerUnavailableError", async () => {
-    await expect(runTool(ctx(), { tool: "bandit", binary: join(root, "nope") }, [])).rejects.toThrow(new AnalyzerUnavailableError("bandit is not installed on this worker."));
-    await expect(runTool(ctx(), { tool: "bandit", binary: "ax-no-such-tool-on-path" }, [])).rejects.toBeInstanceOf(AnalyzerUnavailableError);
+    await expect(runTool(ctx(), { tool: "bandit", binary: join(root, "nope") }, [])).rejects.toThrow(
+      new AnalyzerUnavailableError("bandit is not installed on this worker."),
+    );
+    await expect(runTool(ctx(), { tool: "bandit", binary: "ax-no-such-tool-on-path" }, [])).rejects.toBeInstanceOf(
+      AnalyzerUnavailableError,
+    );
   });
 
   it("caps the result stream (stderr for cppcheck) and fails a tool that floods the other one", async () => {
@@ -142,7 +148,11 @@ describe("runTool", () => {
   });
 
   it("accepts the exit codes a tool declares as success", async () => {
-    await expect(runTool(ctx(), { ...sh, succeeded: (c) => c === 0 || c === 1 }, ["-c", "echo hi; exit 1"])).resolves.toMatchObject({ output: "hi\n", exitCode: 1, truncated: false });
+    await expect(runTool(ctx(), { ...sh, succeeded: (c) => c === 0 || c === 1 }, ["-c", "echo hi; exit 1"])).resolves.toMatchObject({
+      output: "hi\n",
+      exitCode: 1,
+      truncated: false,
+    });
     await expect(runTool(ctx(), sh, ["-c", "exit 1"])).rejects.toThrow("fake failed (exit code 1).");
   });
 });

@@ -345,13 +345,18 @@ async function spawnOnce(ctx: AnalyzerContext, cmd: ToolCommand, args: string[],
     // output cap; the other one is a tool spamming diagnostics, which is a failure.
     const resultBytes = (result[resultStream] as Uint8Array | undefined)?.length ?? 0;
     if (resultBytes >= budget.max) return { kind: "limit", output };
-    return { kind: "failed", notice: `${cmd.tool} failed: it wrote more than ${formatBytes(MAX_DIAGNOSTIC_BYTES)} of diagnostics.`, detail: diagnostics.slice(0, 4000) };
+    return {
+      kind: "failed",
+      notice: `${cmd.tool} failed: it wrote more than ${formatBytes(MAX_DIAGNOSTIC_BYTES)} of diagnostics.`,
+      detail: diagnostics.slice(0, 4000),
+    };
   }
   const code = (result as { code?: unknown }).code;
   if (code === "ENOENT" || code === "EACCES" || code === "ENOTDIR") return { kind: "unavailable" };
   const exitCode = result.exitCode;
   // timeout(1): 127 the command was not found, 126 it could not be run.
-  if ((exitCode === 127 || exitCode === 126) && /^timeout: failed to run command/m.test(`${output}\n${diagnostics}`)) return { kind: "unavailable" };
+  if ((exitCode === 127 || exitCode === 126) && /^timeout: failed to run command/m.test(`${output}\n${diagnostics}`))
+    return { kind: "unavailable" };
   const ok = exitCode !== undefined && (cmd.succeeded ? cmd.succeeded(exitCode, diagnostics) : exitCode === 0);
   if (!ok) {
     const summary = stderrSummary(diagnostics);

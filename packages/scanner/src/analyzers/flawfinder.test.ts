@@ -42,7 +42,7 @@ const SAFE = [
   "int greet(const char *name) {",
   "    char buf[64];",
   '    snprintf(buf, sizeof buf, "hello %s", name);',
-  '    return puts(buf);',
+  "    return puts(buf);",
   "}",
   "",
 ].join("\n");
@@ -55,14 +55,34 @@ it("maps hits: rule per function, first/marked CWE, level to severity, line and 
   const dir = writeCheckout(root, "vulnerable", { "src/main.c": VULNERABLE, "src/safe.c": SAFE });
   const findings = await flawfinderAnalyzer().run(ctx(dir, ["src/main.c", "src/safe.c"]));
   expect(findings.map((f) => `${f.rule_id}:${f.start_line}`)).toEqual([
-    "flawfinder.gets:13", "flawfinder.strcpy:7", "flawfinder.printf:8", "flawfinder.system:14",
+    "flawfinder.gets:13",
+    "flawfinder.strcpy:7",
+    "flawfinder.printf:8",
+    "flawfinder.system:14",
   ]);
   expect(findings.find((f) => f.rule_id === "flawfinder.gets")).toMatchObject({
-    analyzer: "flawfinder", file: "src/main.c", cwe_id: "CWE-120", severity: "HIGH", confidence: "HIGH",
-    start_column: 5, end_column: 9, snippet: "    gets(line);", fingerprint: "", remediation: "Use fgets() instead.",
+    analyzer: "flawfinder",
+    file: "src/main.c",
+    cwe_id: "CWE-120",
+    severity: "HIGH",
+    confidence: "HIGH",
+    start_column: 5,
+    end_column: 9,
+    snippet: "    gets(line);",
+    fingerprint: "",
+    remediation: "Use fgets() instead.",
   });
-  expect(findings.find((f) => f.rule_id === "flawfinder.gets")?.raw).toMatchObject({ level: 5, cwes: ["CWE-120", "CWE-20"], ignore_directive: false });
-  expect(findings.find((f) => f.rule_id === "flawfinder.strcpy")).toMatchObject({ cwe_id: "CWE-120", severity: "MEDIUM", confidence: "MEDIUM", end_column: 11 });
+  expect(findings.find((f) => f.rule_id === "flawfinder.gets")?.raw).toMatchObject({
+    level: 5,
+    cwes: ["CWE-120", "CWE-20"],
+    ignore_directive: false,
+  });
+  expect(findings.find((f) => f.rule_id === "flawfinder.strcpy")).toMatchObject({
+    cwe_id: "CWE-120",
+    severity: "MEDIUM",
+    confidence: "MEDIUM",
+    end_column: 11,
+  });
   expect(findings.find((f) => f.rule_id === "flawfinder.strcpy")?.cwe_name).toMatch(/Classic Buffer Overflow/);
   expect(findings.find((f) => f.rule_id === "flawfinder.printf")).toMatchObject({ cwe_id: "CWE-134", owasp: null });
   expect(findings.find((f) => f.rule_id === "flawfinder.system")).toMatchObject({ cwe_id: "CWE-78", owasp: "A03:2021-Injection" });
@@ -74,26 +94,39 @@ it("reports lower levels on request, with flawfinder's PRNG CWE normalized", asy
   const findings = await flawfinderAnalyzer({ minLevel: 3 }).run(ctx(dir, ["a.c"]));
   // flawfinder says CWE-327 (broken crypto algorithm) for srandom; a weak PRNG is CWE-338.
   expect(findings.find((f) => f.rule_id === "flawfinder.srandom")).toMatchObject({ start_line: 15, severity: "LOW", cwe_id: "CWE-338" });
-  expect(findings.find((f) => f.rule_id === "flawfinder.srandom")?.raw).toMatchObject({ cwes: ["CWE-327"], cwe_normalized: { from: "CWE-327", to: "CWE-338" } });
+  expect(findings.find((f) => f.rule_id === "flawfinder.srandom")?.raw).toMatchObject({
+    cwes: ["CWE-327"],
+    cwe_normalized: { from: "CWE-327", to: "CWE-338" },
+  });
 });
 
 it("does not let a Flawfinder: ignore comment hide a hit, and says it was there", async () => {
-  const dir = writeCheckout(root, "ignore", { "i.c": "#include <string.h>\nvoid f(char *s) {\n  char b[4];\n  strcpy(b, s); /* Flawfinder: ignore */\n}\n" });
+  const dir = writeCheckout(root, "ignore", {
+    "i.c": "#include <string.h>\nvoid f(char *s) {\n  char b[4];\n  strcpy(b, s); /* Flawfinder: ignore */\n}\n",
+  });
   const [hit] = await flawfinderAnalyzer().run(ctx(dir, ["i.c"]));
   expect(hit).toMatchObject({ rule_id: "flawfinder.strcpy", start_line: 4 });
   expect(hit?.raw).toMatchObject({ ignore_directive: true });
 });
 
 it("scans files that are not UTF-8 (flawfinder alone would abort the run) under their own path", async () => {
-  const latin1 = Buffer.concat([Buffer.from("/* caf"), Buffer.from([0xe9]), Buffer.from(" */\n#include <stdio.h>\nvoid f(char *s) { char b[9]; gets(b); }\n")]);
+  const latin1 = Buffer.concat([
+    Buffer.from("/* caf"),
+    Buffer.from([0xe9]),
+    Buffer.from(" */\n#include <stdio.h>\nvoid f(char *s) { char b[9]; gets(b); }\n"),
+  ]);
   const dir = writeCheckout(root, "latin1", { "legacy/old.c": latin1, "new.c": "void g(char *d, char *s) { strcat(d, s); }\n" });
   const findings = await flawfinderAnalyzer().run(ctx(dir, ["legacy/old.c", "new.c"]));
-  expect(findings.map((f) => `${f.file}:${f.start_line}:${f.rule_id}`).sort()).toEqual(["legacy/old.c:3:flawfinder.gets", "new.c:1:flawfinder.strcat"]);
+  expect(findings.map((f) => `${f.file}:${f.start_line}:${f.rule_id}`).sort()).toEqual([
+    "legacy/old.c:3:flawfinder.gets",
+    "new.c:1:flawfinder.strcat",
+  ]);
 });
 
 it("finds every file of a list longer than one command line", async () => {
   const files: Record<string, string> = {};
-  for (let i = 0; i < 1010; i++) files[`src/f${String(i).padStart(4, "0")}.c`] = i % 500 === 0 ? "void f(char *b) { gets(b); }\n" : "int x;\n";
+  for (let i = 0; i < 1010; i++)
+    files[`src/f${String(i).padStart(4, "0")}.c`] = i % 500 === 0 ? "void f(char *b) { gets(b); }\n" : "int x;\n";
   const dir = writeCheckout(root, "many", files);
   const findings = await flawfinderAnalyzer().run(ctx(dir, Object.keys(files)));
   expect(findings.map((f) => f.file).sort()).toEqual(["src/f0000.c", "src/f0500.c", "src/f1000.c"]);
@@ -101,7 +134,9 @@ it("finds every file of a list longer than one command line", async () => {
 
 it("stops at the output cap and keeps the complete records", async () => {
   const dir = writeCheckout(root, "noisy", { "n.c": "void f(char *b) {\n" + "  gets(b);\n".repeat(400) + "}\n" });
-  const err = await flawfinderAnalyzer().run(ctx(dir, ["n.c"], { maxOutputBytes: 4096 })).catch((e: unknown) => e);
+  const err = await flawfinderAnalyzer()
+    .run(ctx(dir, ["n.c"], { maxOutputBytes: 4096 }))
+    .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(AnalyzerOutputLimitError);
   const partial = (err as AnalyzerOutputLimitError).partial;
   expect(partial.length).toBeGreaterThan(0);

@@ -61,7 +61,16 @@ export function flawfinderAnalyzer(opts: FlawfinderOptions = {}): Analyzer {
         { tool: FLAWFINDER, binary, env: { PYTHONDONTWRITEBYTECODE: "1", PYTHONNOUSERSITE: "1" } },
         {
           files: fileArgs,
-          args: (chunk) => ["--csv", "--quiet", "--dataonly", "--falsepositive", "--neverignore", `--minlevel=${minLevel}`, "--", ...chunk.map(safeFileArg)],
+          args: (chunk) => [
+            "--csv",
+            "--quiet",
+            "--dataonly",
+            "--falsepositive",
+            "--neverignore",
+            `--minlevel=${minLevel}`,
+            "--",
+            ...chunk.map(safeFileArg),
+          ],
           parse: ({ output }, complete) => parseCsvRecords(output, complete),
           concurrency: concurrencyFor(ctx),
         },
@@ -110,9 +119,7 @@ export function parseCsvRecords(output: string, complete = true): Record<string,
   if (complete && (field !== "" || row.length > 0)) rows.push([...row, field]);
   const [header, ...records] = rows;
   if (!header) return [];
-  return records
-    .filter((r) => r.length === header.length)
-    .map((r) => Object.fromEntries(header.map((h, k) => [h, r[k] ?? ""])));
+  return records.filter((r) => r.length === header.length).map((r) => Object.fromEntries(header.map((h, k) => [h, r[k] ?? ""])));
 }
 
 /** "CWE-119!/CWE-120" → CWE-119 (the `!` marks the mapped one); "CWE-120, CWE-20" → CWE-120. */
@@ -165,7 +172,9 @@ async function flawfinderFinding(
         default_level: int(row.DefaultLevel),
         category: text(row.Category),
         cwes: all,
-        ...(correctionReason(FLAWFINDER, name) ? { cwe_normalized: { from: primary, to: cwe, why: correctionReason(FLAWFINDER, name) } } : {}),
+        ...(correctionReason(FLAWFINDER, name)
+          ? { cwe_normalized: { from: primary, to: cwe, why: correctionReason(FLAWFINDER, name) } }
+          : {}),
         rule: text(row.RuleId),
         context: cap(row.Context ?? "", 500),
         ignore_directive: ignoreDirective,

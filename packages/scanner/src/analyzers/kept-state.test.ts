@@ -22,10 +22,12 @@ it("hands a completed run's directory to the next run, one run at a time, and dr
   });
   expect(readdirSync(join(stateDir, "tool-state")).sort()).toEqual(["a", "b"]);
   // A failed run may have left its directory half written: it is not kept.
-  await expect(withKeptDir(opts, async (dir) => {
-    writeFileSync(join(dir, "c"), "3");
-    throw new Error("tool failed");
-  })).rejects.toThrow("tool failed");
+  await expect(
+    withKeptDir(opts, async (dir) => {
+      writeFileSync(join(dir, "c"), "3");
+      throw new Error("tool failed");
+    }),
+  ).rejects.toThrow("tool failed");
   expect(readdirSync(stateDir)).toEqual([]);
   // Without a state directory, the run works in its scratch directory.
   await withKeptDir({ ...opts, stateDir: undefined }, async (dir) => expect(dir).toBe(join(root, "scratch", "tool-state")));

@@ -13,7 +13,10 @@ import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 
-export async function withKeptDir<T>(opts: { stateDir: string | undefined; name: string; scratchDir: string }, work: (dir: string) => Promise<T>): Promise<T> {
+export async function withKeptDir<T>(
+  opts: { stateDir: string | undefined; name: string; scratchDir: string },
+  work: (dir: string) => Promise<T>,
+): Promise<T> {
   if (!opts.stateDir) {
     const dir = join(opts.scratchDir, opts.name);
     await mkdir(dir, { recursive: true });

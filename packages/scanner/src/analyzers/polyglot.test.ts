@@ -31,7 +31,7 @@ process.stdout.write(JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver:
   const dir = writeCheckout(root, "repo", {
     "web/app.js": "// TODO(security): validate\nfunction run(input) {\n  return eval(input);\n}\n",
     "api/Users.java":
-      "class Users {\n  void doGet(HttpServletRequest request, java.sql.Statement stmt) throws Exception {\n    String id = request.getParameter(\"id\");\n    String q = \"select * from users where id=\" + id;\n    stmt.executeQuery(q);\n  }\n}\n",
+      'class Users {\n  void doGet(HttpServletRequest request, java.sql.Statement stmt) throws Exception {\n    String id = request.getParameter("id");\n    String q = "select * from users where id=" + id;\n    stmt.executeQuery(q);\n  }\n}\n',
     "tools/task.py": "import subprocess\n\ndef go(cmd):\n    subprocess.call(cmd, shell=True)\n",
     "native/main.c": "#include <stdio.h>\nint main(void) {\n  char b[8];\n  gets(b);\n  int *q = 0;\n  *q = 1;\n  return 0;\n}\n",
     "scripts/deploy.sh": "#!/bin/sh\nrm -rf $1/*\n",
@@ -47,14 +47,29 @@ process.stdout.write(JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver:
     }),
   });
   expect(Object.fromEntries(result.analyzers.map((a) => [a.name, a.status]))).toEqual({
-    "ast-grep": "completed", dataflow: "completed", bandit: "completed", cppcheck: "completed", flawfinder: "completed", shellcheck: "completed", secrets: "completed", "todo-sarif": "completed",
+    "ast-grep": "completed",
+    dataflow: "completed",
+    bandit: "completed",
+    cppcheck: "completed",
+    flawfinder: "completed",
+    shellcheck: "completed",
+    secrets: "completed",
+    "todo-sarif": "completed",
   });
   const reported = new Set(result.findings.flatMap((f) => (f.sources ?? [{ analyzer: f.analyzer }]).map((s) => s.analyzer)));
   expect([...reported].sort()).toEqual(["ast-grep", "bandit", "cppcheck", "dataflow", "flawfinder", "secrets", "shellcheck", "todo-sarif"]);
   const sql = result.findings.find((f) => f.file === "api/Users.java" && f.cwe_id === "CWE-89");
   expect(sql?.dataflow).toMatchObject({ status: "confirmed", source_kind: "remote" });
-  expect(sql?.dataflow?.trace.map((s) => [s.kind, s.line])).toEqual([["source", 3], ["step", 3], ["step", 4], ["sink", 5]]);
-  expect(result.findings.find((f) => f.rule_id === "secrets.github-token")).toMatchObject({ file: "config/settings.env", severity: "HIGH" });
+  expect(sql?.dataflow?.trace.map((s) => [s.kind, s.line])).toEqual([
+    ["source", 3],
+    ["step", 3],
+    ["step", 4],
+    ["sink", 5],
+  ]);
+  expect(result.findings.find((f) => f.rule_id === "secrets.github-token")).toMatchObject({
+    file: "config/settings.env",
+    severity: "HIGH",
+  });
   expect(JSON.stringify(result.findings)).not.toContain(token);
   expect(result.findings.every((f) => f.fingerprint.length === 64)).toBe(true);
 });

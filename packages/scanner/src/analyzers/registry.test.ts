@@ -13,8 +13,19 @@ it("lists the built-in analyzers with their languages and cache policy", () => {
 });
 
 it("appends operator-configured SARIF tools, from parsed configs or the raw SARIF_TOOLS JSON", () => {
-  const json = '[{"name":"semgrep","command":["semgrep","--sarif","{files}"],"languages":"*"},{"name":"gosec","command":["gosec","-fmt=sarif","./..."],"languages":["go"]}]';
-  expect(defaultAnalyzers({ sarifTools: json }).map((a) => a.name)).toEqual(["ast-grep", "dataflow", "bandit", "cppcheck", "flawfinder", "shellcheck", "secrets", "semgrep", "gosec"]);
+  const json =
+    '[{"name":"semgrep","command":["semgrep","--sarif","{files}"],"languages":"*"},{"name":"gosec","command":["gosec","-fmt=sarif","./..."],"languages":["go"]}]';
+  expect(defaultAnalyzers({ sarifTools: json }).map((a) => a.name)).toEqual([
+    "ast-grep",
+    "dataflow",
+    "bandit",
+    "cppcheck",
+    "flawfinder",
+    "shellcheck",
+    "secrets",
+    "semgrep",
+    "gosec",
+  ]);
   const [gosec] = defaultAnalyzers({ sarifTools: [{ name: "gosec", command: ["gosec", "./..."], languages: ["go"] }] }).slice(-1);
   expect(gosec).toMatchObject({ name: "gosec", languages: ["go"], cacheable: false });
   expect(() => defaultAnalyzers({ sarifTools: '[{"name":"secrets","command":["x"],"languages":"*"}]' })).toThrow(/built-in analyzer/);

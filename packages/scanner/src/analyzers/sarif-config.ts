@@ -13,7 +13,9 @@ const RESERVED_NAMES = ["ast-grep", "bandit", "flawfinder", "cppcheck", "shellch
 export const SarifToolConfig = z
   .object({
     /** Analyzer name (AnalyzerRun.name) and rule id prefix: `semgrep.<ruleId>`. */
-    name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, "name must be 1-40 characters of a-z, 0-9, _ and -, starting with a letter or digit"),
+    name: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, "name must be 1-40 characters of a-z, 0-9, _ and -, starting with a letter or digit"),
     command: z.array(z.string().min(1).max(4096)).min(1).max(200),
     languages: z.union([z.literal("*"), z.array(z.enum(KNOWN_LANGUAGES)).min(1)]),
     /** Results of a file depend only on that file (and the version): cache them per blob. */
@@ -21,7 +23,12 @@ export const SarifToolConfig = z
     /** The tool writes SARIF to `{output}` instead of stdout. */
     outputFile: z.boolean().default(false),
     /** A time limit of its own, below the analyzer limit. */
-    timeoutMs: z.number().int().min(1000).max(24 * 3600 * 1000).optional(),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(24 * 3600 * 1000)
+      .optional(),
     /** Prints the tool's version (first line is used); part of the cache key. */
     versionCommand: z.array(z.string().min(1).max(4096)).min(1).max(20).optional(),
     /** Exit codes that mean "ran to the end" (many tools exit 1 when they find something). */
@@ -31,9 +38,15 @@ export const SarifToolConfig = z
   })
   .strict()
   .refine((c) => !RESERVED_NAMES.includes(c.name), { message: "name is taken by a built-in analyzer" })
-  .refine((c) => !c.outputFile || c.command.some((a) => a.includes("{output}")), { message: "outputFile needs an {output} placeholder in command" })
-  .refine((c) => c.command.every((a) => a === "{files}" || !a.includes("{files}")), { message: "{files} must be a command element of its own" })
-  .refine((c) => !(c.command.includes("{files}") && c.command.some((a) => a.includes("{filelist}"))), { message: "use {files} or {filelist}, not both" });
+  .refine((c) => !c.outputFile || c.command.some((a) => a.includes("{output}")), {
+    message: "outputFile needs an {output} placeholder in command",
+  })
+  .refine((c) => c.command.every((a) => a === "{files}" || !a.includes("{files}")), {
+    message: "{files} must be a command element of its own",
+  })
+  .refine((c) => !(c.command.includes("{files}") && c.command.some((a) => a.includes("{filelist}"))), {
+    message: "use {files} or {filelist}, not both",
+  });
 export type SarifToolConfig = z.infer<typeof SarifToolConfig>;
 export type SarifToolInput = z.input<typeof SarifToolConfig>;
 

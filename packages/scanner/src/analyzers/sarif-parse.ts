@@ -134,7 +134,11 @@ async function sarifFinding(
       start_column: startColumn,
       end_column: endColumn,
       snippet: source?.snippet(startLine, endLine) ?? regionSnippet ?? "",
-      severity: securitySeverity(resultProps["security-severity"]) ?? securitySeverity(ruleProps["security-severity"]) ?? LEVEL_SEVERITY[level] ?? "MEDIUM",
+      severity:
+        securitySeverity(resultProps["security-severity"]) ??
+        securitySeverity(ruleProps["security-severity"]) ??
+        LEVEL_SEVERITY[level] ??
+        "MEDIUM",
       confidence: precision(ruleProps.precision) ?? levelLabel(ruleProps.confidence) ?? levelLabel(resultProps.confidence) ?? "MEDIUM",
       remediation: help ? cap(help, 4000) : helpUri && /^https?:\/\//.test(helpUri) ? `See ${helpUri}` : null,
       raw: {
@@ -269,12 +273,19 @@ function resolveUri(value: unknown, run: Record<string, unknown>, dir: string, d
  * The first fix of the result when it is one replacement in the finding's file, as a byte
  * range: SARIF deletedRegion by byteOffset/byteLength, or by lines and columns.
  */
-function sarifFix(result: Record<string, unknown>, file: string, run: Record<string, unknown>, dir: string, source: SourceFile): FindingFix | null {
+function sarifFix(
+  result: Record<string, unknown>,
+  file: string,
+  run: Record<string, unknown>,
+  dir: string,
+  source: SourceFile,
+): FindingFix | null {
   const fix = Array.isArray(result.fixes) ? result.fixes.find(isRecord) : undefined;
   const changes = fix && Array.isArray(fix.artifactChanges) ? fix.artifactChanges.filter(isRecord) : [];
   if (changes.length !== 1) return null;
   const change = changes[0] as Record<string, unknown>;
-  if (resolveUri(change.artifactLocation, run, dir) !== file || !Array.isArray(change.replacements) || change.replacements.length !== 1) return null;
+  if (resolveUri(change.artifactLocation, run, dir) !== file || !Array.isArray(change.replacements) || change.replacements.length !== 1)
+    return null;
   const r = change.replacements[0];
   if (!isRecord(r) || !isRecord(r.deletedRegion)) return null;
   const inserted = isRecord(r.insertedContent) ? (typeof r.insertedContent.text === "string" ? r.insertedContent.text : null) : "";

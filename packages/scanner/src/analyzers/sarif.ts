@@ -30,7 +30,10 @@ export { cweFromTag, parseSarif, type SarifParseContext } from "./sarif-parse";
 
 export function sarifAnalyzer(input: SarifToolInput): Analyzer {
   const cfg = SarifToolConfig.parse(input);
-  const configDigest = createHash("sha256").update(JSON.stringify([cfg.command, cfg.versionCommand ?? null])).digest("hex").slice(0, 8);
+  const configDigest = createHash("sha256")
+    .update(JSON.stringify([cfg.command, cfg.versionCommand ?? null]))
+    .digest("hex")
+    .slice(0, 8);
   return {
     name: cfg.name,
     languages: cfg.languages,
@@ -50,7 +53,12 @@ async function runSarifTool(cfg: SarifToolConfig, outer: AnalyzerContext): Promi
   const ctx = { ...outer, timeoutMs: Math.min(outer.timeoutMs, cfg.timeoutMs ?? outer.timeoutMs) };
   const taxonomy = await loadTaxonomy();
   const [binary, ...template] = cfg.command as [string, ...string[]];
-  const cmd: ToolCommand = { tool: cfg.name, binary, succeeded: (code) => cfg.successExitCodes.includes(code), ...(cfg.env ? { env: cfg.env } : {}) };
+  const cmd: ToolCommand = {
+    tool: cfg.name,
+    binary,
+    succeeded: (code) => cfg.successExitCodes.includes(code),
+    ...(cfg.env ? { env: cfg.env } : {}),
+  };
   const files = new Set(ctx.files);
   let runs = 0;
   const outputs = new Map<string[], string>();
@@ -85,7 +93,13 @@ async function runSarifTool(cfg: SarifToolConfig, outer: AnalyzerContext): Promi
     let listFile: string | null = null;
     if (template.some((a) => a.includes("{filelist}"))) {
       listFile = join(ctx.scratchDir, "sarif-files.txt");
-      await writeFile(listFile, ctx.files.filter((f) => !/[\r\n]/.test(f)).map((f) => `${f}\n`).join(""));
+      await writeFile(
+        listFile,
+        ctx.files
+          .filter((f) => !/[\r\n]/.test(f))
+          .map((f) => `${f}\n`)
+          .join(""),
+      );
     }
     const { args, output } = commandFor(null, listFile);
     const out = await runTool(ctx, cmd, args);
@@ -114,17 +128,39 @@ async function runSarifTool(cfg: SarifToolConfig, outer: AnalyzerContext): Promi
 }
 
 async function isExecutable(binary: string): Promise<boolean> {
-  const candidates = binary.includes("/") ? [binary] : toolPath().split(delimiter).filter(Boolean).map((d) => join(d, binary));
+  const candidates = binary.includes("/")
+    ? [binary]
+    : toolPath()
+        .split(delimiter)
+        .filter(Boolean)
+        .map((d) => join(d, binary));
   for (const c of candidates) {
-    if (await access(c, constants.X_OK).then(() => true, () => false)) return true;
+    if (
+      await access(c, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
   }
   return false;
 }
 
 async function versionLine(command: string[], env?: Record<string, string>): Promise<string | null> {
   const [bin, ...args] = command as [string, ...string[]];
-  const r = await execa(bin, args, { reject: false, timeout: 30_000, extendEnv: false, env: { PATH: toolPath(), LANG: "C", LC_ALL: "C", ...env }, stdin: "ignore", maxBuffer: 64 * 1024, cleanup: true });
+  const r = await execa(bin, args, {
+    reject: false,
+    timeout: 30_000,
+    extendEnv: false,
+    env: { PATH: toolPath(), LANG: "C", LC_ALL: "C", ...env },
+    stdin: "ignore",
+    maxBuffer: 64 * 1024,
+    cleanup: true,
+  });
   if (r.failed) return null;
-  const line = `${String(r.stdout)}\n${String(r.stderr)}`.split("\n").map((l) => l.trim()).find(Boolean);
+  const line = `${String(r.stdout)}\n${String(r.stderr)}`
+    .split("\n")
+    .map((l) => l.trim())
+    .find(Boolean);
   return line ? cap(line, 100) : null;
 }

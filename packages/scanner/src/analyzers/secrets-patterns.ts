@@ -28,7 +28,8 @@ export interface SecretPattern {
   remediation: string;
 }
 
-const ROTATE = "Revoke and rotate this credential now (it is in the repository's history), then load it at run time from a secret store or environment variable.";
+const ROTATE =
+  "Revoke and rotate this credential now (it is in the repository's history), then load it at run time from a secret store or environment variable.";
 const fixed = (n: number) => () => n;
 /**
  * Token boundaries: token characters include `-` and `_`, so `\b` is not enough; `+` and `/`
@@ -241,9 +242,43 @@ export const DATABASE_SCHEMES = /^(postgres(ql)?|mysql|mariadb|mongodb(\+srv)?|r
 
 /** Passwords that are defaults of local containers and docs, not secrets. */
 const DEFAULT_PASSWORDS = new Set([
-  "password", "passwd", "pass", "pwd", "secret", "changeme", "change_me", "postgres", "root", "admin", "mysql", "redis", "guest",
-  "example", "test", "testing", "dev", "development", "local", "localhost", "user", "username", "default", "sample", "dummy",
-  "foobar", "foo", "bar", "baz", "qwerty", "letmein", "welcome", "123456", "12345678", "password1", "password123", "xxx",
+  "password",
+  "passwd",
+  "pass",
+  "pwd",
+  "secret",
+  "changeme",
+  "change_me",
+  "postgres",
+  "root",
+  "admin",
+  "mysql",
+  "redis",
+  "guest",
+  "example",
+  "test",
+  "testing",
+  "dev",
+  "development",
+  "local",
+  "localhost",
+  "user",
+  "username",
+  "default",
+  "sample",
+  "dummy",
+  "foobar",
+  "foo",
+  "bar",
+  "baz",
+  "qwerty",
+  "letmein",
+  "welcome",
+  "123456",
+  "12345678",
+  "password1",
+  "password123",
+  "xxx",
 ]);
 
 /** A PEM private key header: the key body up to the END line is what is redacted. */
@@ -251,16 +286,105 @@ export const PRIVATE_KEY_BEGIN = /-----BEGIN (?<kind>(?:[A-Z0-9]+ )*)PRIVATE KEY
 
 /** Names of things that hold a secret, split into lower-case words (apiKey → api, key). */
 const SECRET_WORDS = new Set(["password", "passwd", "pwd", "passphrase", "pass", "secret", "token", "apikey", "credential", "credentials"]);
-const SECRET_PAIRS = new Set(["api key", "access key", "secret key", "private key", "signing key", "encryption key", "master key", "client secret", "auth key"]);
+const SECRET_PAIRS = new Set([
+  "api key",
+  "access key",
+  "secret key",
+  "private key",
+  "signing key",
+  "encryption key",
+  "master key",
+  "client secret",
+  "auth key",
+]);
 export const PASSWORD_WORDS = new Set(["password", "passwd", "pwd", "passphrase", "pass"]);
 /** A name ending in one of these is about a secret, not one: password_field, token_url, secret_name. */
 const NOT_A_SECRET_LAST = new Set([
-  "url", "uri", "endpoint", "path", "file", "filename", "dir", "name", "id", "ids", "type", "field", "label", "length", "len", "size",
-  "min", "max", "regex", "pattern", "header", "placeholder", "hint", "policy", "prompt", "message", "msg", "count", "enabled", "required",
-  "param", "env", "var", "expiry", "expires", "expiration", "ttl", "timeout", "hash", "hashed", "digest", "format", "version", "algorithm",
-  "alg", "prefix", "suffix", "mode", "input", "error", "errors", "text", "route", "template", "validator", "strength", "reset", "column",
-  "selector", "location", "source", "provider", "manager", "store", "helper", "class", "kind", "schema", "rule", "rules", "chars", "charset",
-  "lifetime", "duration", "key", "keys", "index", "ref", "reference", "generator", "hasher", "salt", "rounds", "iterations", "attempts",
+  "url",
+  "uri",
+  "endpoint",
+  "path",
+  "file",
+  "filename",
+  "dir",
+  "name",
+  "id",
+  "ids",
+  "type",
+  "field",
+  "label",
+  "length",
+  "len",
+  "size",
+  "min",
+  "max",
+  "regex",
+  "pattern",
+  "header",
+  "placeholder",
+  "hint",
+  "policy",
+  "prompt",
+  "message",
+  "msg",
+  "count",
+  "enabled",
+  "required",
+  "param",
+  "env",
+  "var",
+  "expiry",
+  "expires",
+  "expiration",
+  "ttl",
+  "timeout",
+  "hash",
+  "hashed",
+  "digest",
+  "format",
+  "version",
+  "algorithm",
+  "alg",
+  "prefix",
+  "suffix",
+  "mode",
+  "input",
+  "error",
+  "errors",
+  "text",
+  "route",
+  "template",
+  "validator",
+  "strength",
+  "reset",
+  "column",
+  "selector",
+  "location",
+  "source",
+  "provider",
+  "manager",
+  "store",
+  "helper",
+  "class",
+  "kind",
+  "schema",
+  "rule",
+  "rules",
+  "chars",
+  "charset",
+  "lifetime",
+  "duration",
+  "key",
+  "keys",
+  "index",
+  "ref",
+  "reference",
+  "generator",
+  "hasher",
+  "salt",
+  "rounds",
+  "iterations",
+  "attempts",
 ]);
 
 /** Words of an identifier: `DB_PASSWORD` → db, password; `apiKey` → api, key; `api-key` → api, key. */
@@ -331,7 +455,8 @@ export function isGenericSecretValue(value: string, kind: "password" | "key"): {
   if (value.length < 8 || value.length > 256 || /\s/.test(value)) return { ok: false, entropy };
   if (isPlaceholder(value) || UUID.test(value) || IDENTIFIER_LIKE.test(value) || isWordy(value)) return { ok: false, entropy };
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^[./~]/.test(value) || /^-?\d+(\.\d+)?$/.test(value)) return { ok: false, entropy };
-  const ok = kind === "password" ? entropy >= 3.0 && charClasses(value) >= 2 : value.length >= 16 && entropy >= 3.5 && charClasses(value) >= 2;
+  const ok =
+    kind === "password" ? entropy >= 3.0 && charClasses(value) >= 2 : value.length >= 16 && entropy >= 3.5 && charClasses(value) >= 2;
   return { ok, entropy };
 }
 
@@ -409,6 +534,9 @@ export function redactSecrets(text: string): string {
     if (!secretNameKind(g.name) || isPlaceholder(g.value) || g.value.includes("…[redacted")) return match;
     return match.replace(g.value, redacted(g.value, 0));
   });
-  out = out.replace(/(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)(?!…\[redacted)[\s\S]*?(-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g, "$1…[redacted]$2");
+  out = out.replace(
+    /(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)(?!…\[redacted)[\s\S]*?(-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+    "$1…[redacted]$2",
+  );
   return out;
 }

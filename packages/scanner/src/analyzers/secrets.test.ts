@@ -121,7 +121,13 @@ describe("true positives", () => {
       ].sort(),
     );
     for (const f of findings) {
-      expect(f).toMatchObject({ analyzer: "secrets", cwe_id: "CWE-798", cwe_name: "Use of Hard-coded Credentials", owasp: "A07:2021-Identification and Authentication Failures", fingerprint: "" });
+      expect(f).toMatchObject({
+        analyzer: "secrets",
+        cwe_id: "CWE-798",
+        cwe_name: "Use of Hard-coded Credentials",
+        owasp: "A07:2021-Identification and Authentication Failures",
+        fingerprint: "",
+      });
     }
   });
 
@@ -137,16 +143,29 @@ describe("true positives", () => {
 
   it("rates by kind: private keys and AWS key pairs critical, and positions point at the secret", () => {
     expect(one("certs/server.key", "secrets.private-key")).toMatchObject({
-      severity: "CRITICAL", confidence: "HIGH", start_line: 1, end_line: 10, start_column: 1, end_column: 30,
+      severity: "CRITICAL",
+      confidence: "HIGH",
+      start_line: 1,
+      end_line: 10,
+      start_column: 1,
+      end_column: 30,
       snippet: "-----BEGIN RSA PRIVATE KEY-----…[redacted, 512 chars]",
     });
     // An access key id with its secret key five lines around is a working pair.
-    expect(one("deploy/aws.ini", "secrets.aws-access-key-id")).toMatchObject({ severity: "CRITICAL", confidence: "HIGH", start_column: 21, end_column: 41 });
+    expect(one("deploy/aws.ini", "secrets.aws-access-key-id")).toMatchObject({
+      severity: "CRITICAL",
+      confidence: "HIGH",
+      start_column: 21,
+      end_column: 41,
+    });
     expect(one("deploy/aws.ini", "secrets.aws-access-key-id").raw).toMatchObject({ paired_secret_line: 3 });
     expect(one("deploy/aws.ini", "secrets.aws-secret-access-key")).toMatchObject({ severity: "CRITICAL" });
     expect(one("src/pay.rb", "secrets.stripe-secret-key")).toMatchObject({ severity: "CRITICAL" });
     expect(one("web/maps.js", "secrets.google-api-key")).toMatchObject({ severity: "MEDIUM", confidence: "HIGH" });
-    expect(one("config/database.yml", "secrets.database-url")).toMatchObject({ severity: "HIGH", snippet: "url: postgres://app:…[redacted, 14 chars]@db.prod.acme.io:5432/app" });
+    expect(one("config/database.yml", "secrets.database-url")).toMatchObject({
+      severity: "HIGH",
+      snippet: "url: postgres://app:…[redacted, 14 chars]@db.prod.acme.io:5432/app",
+    });
     expect(one("src/db.java", "secrets.generic-password")).toMatchObject({ severity: "HIGH", confidence: "MEDIUM" });
   });
 
@@ -165,14 +184,20 @@ it("finds a private key written on one line with \\n escapes (service-account JS
   const [key, ...rest] = await scan("sa-json", { "keys/sa.json": json });
   expect(rest).toEqual([]);
   expect(key).toMatchObject({ rule_id: "secrets.private-key", severity: "CRITICAL", start_line: 1, end_line: 1 });
-  expect(key?.snippet).toBe('{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----…[redacted, 384 chars]\\n", "client_email": "ci@acme.iam"}');
+  expect(key?.snippet).toBe(
+    '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----…[redacted, 384 chars]\\n", "client_email": "ci@acme.iam"}',
+  );
   expect(JSON.stringify(key)).not.toContain(body.slice(0, 30));
 });
 
 it("lowers the confidence of secrets in tests and fixtures", async () => {
   const line = `const a = "${tokens.github}";\n`;
   const found = await scan("test-paths", { "src/a.ts": line, "test/fixtures/a.ts": line, "src/a.test.ts": line });
-  expect(Object.fromEntries(found.map((f) => [f.file, f.confidence]))).toEqual({ "src/a.ts": "HIGH", "test/fixtures/a.ts": "MEDIUM", "src/a.test.ts": "MEDIUM" });
+  expect(Object.fromEntries(found.map((f) => [f.file, f.confidence]))).toEqual({
+    "src/a.ts": "HIGH",
+    "test/fixtures/a.ts": "MEDIUM",
+    "src/a.test.ts": "MEDIUM",
+  });
 });
 
 it("ignores an ax token whose checksum is wrong, and a JWT without a signature", async () => {
@@ -184,13 +209,21 @@ it("ignores an ax token whose checksum is wrong, and a JWT without a signature",
 describe("false-positive traps: zero findings", () => {
   const integrity = () => `sha512-${rand(B64, 86)}==`;
   const traps: Record<string, string | Buffer> = {
-    "package-lock.json": JSON.stringify({ packages: { "node_modules/a": { resolved: "https://registry.npmjs.org/a/-/a-1.0.0.tgz", integrity: integrity(), token: tokens.github } } }, null, 2),
+    "package-lock.json": JSON.stringify(
+      {
+        packages: {
+          "node_modules/a": { resolved: "https://registry.npmjs.org/a/-/a-1.0.0.tgz", integrity: integrity(), token: tokens.github },
+        },
+      },
+      null,
+      2,
+    ),
     "yarn.lock": `a@^1.0.0:\n  version "1.0.0"\n  integrity ${integrity()}\n`,
     "web/a.lock": `secret = "${tokens.password}"\n`,
     "src/ids.ts": [
       'const requestId = "123e4567-e89b-12d3-a456-426614174000";',
       'const token = "550e8400-e29b-41d4-a716-446655440000";',
-      "const session_id = \"9b2f6c1e-3a4d-4e5f-8a9b-0c1d2e3f4a5b\";",
+      'const session_id = "9b2f6c1e-3a4d-4e5f-8a9b-0c1d2e3f4a5b";',
     ].join("\n"),
     "src/git.py": [
       'commit = "3f786850e387550fdab836ed7e6dc881de23001b"',
@@ -210,7 +243,12 @@ describe("false-positive traps: zero findings", () => {
       "  password: ********",
       "  auth_token: ${AUTH_TOKEN:-}",
     ].join("\n"),
-    ".env.example": ["AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "API_KEY=your-api-key", "DB_PASSWORD=password123"].join("\n"),
+    ".env.example": [
+      "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE",
+      "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+      "API_KEY=your-api-key",
+      "DB_PASSWORD=password123",
+    ].join("\n"),
     "src/config.js": [
       "const token = process.env.TOKEN;",
       "const password = os.environ['PASSWORD']",
@@ -224,7 +262,14 @@ describe("false-positive traps: zero findings", () => {
       'const stripeTest = "sk_test_' + rand(B62, 24) + '";',
       'const hash = "d41d8cd98f00b204e9800998ecf8427e";',
     ].join("\n"),
-    "docker-compose.yml": ["services:", "  db:", "    environment:", "      DATABASE_URL: postgres://postgres:postgres@localhost:5432/app", "      REDIS_URL: redis://:${REDIS_PASSWORD}@redis:6379", "      MYSQL_URL: mysql://root:root@127.0.0.1/db"].join("\n"),
+    "docker-compose.yml": [
+      "services:",
+      "  db:",
+      "    environment:",
+      "      DATABASE_URL: postgres://postgres:postgres@localhost:5432/app",
+      "      REDIS_URL: redis://:${REDIS_PASSWORD}@redis:6379",
+      "      MYSQL_URL: mysql://root:root@127.0.0.1/db",
+    ].join("\n"),
     "docs/keys.md": "```\n-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----\n```\n",
     "assets/blob.bin": Buffer.concat([Buffer.from([0x00, 0x01, 0x02]), Buffer.from(`token=${tokens.github}`)]),
     "data/big.txt": `${"x".repeat(1024 * 1024)}\n${tokens.github}\n`,
@@ -244,7 +289,9 @@ describe("false-positive traps: zero findings", () => {
 it("stops at the output cap and keeps what it found", async () => {
   const many = Array.from({ length: 200 }, () => `t = "${`gh${"p"}_${rand(B62, 36)}`}"`).join("\n");
   const dir = writeCheckout(root, "cap", { "a.txt": many, "b.txt": many });
-  const err = await secretsAnalyzer().run(ctx(dir, ["a.txt", "b.txt"], { maxOutputBytes: 50_000 })).catch((e: unknown) => e);
+  const err = await secretsAnalyzer()
+    .run(ctx(dir, ["a.txt", "b.txt"], { maxOutputBytes: 50_000 }))
+    .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(AnalyzerOutputLimitError);
   expect((err as AnalyzerOutputLimitError).partial.length).toBeGreaterThan(0);
 });
@@ -258,16 +305,33 @@ it("is cacheable, reads every text file, and names its version", async () => {
 
 describe("helpers", () => {
   it("tells secret names from names about secrets", () => {
-    expect(["DB_PASSWORD", "dbPassword", "api_key", "apiKey", "client-secret", "AUTH_TOKEN", "settings.secretKey"].map(secretNameKind)).toEqual([
-      "password", "password", "key", "key", "key", "key", "key",
-    ]);
+    expect(
+      ["DB_PASSWORD", "dbPassword", "api_key", "apiKey", "client-secret", "AUTH_TOKEN", "settings.secretKey"].map(secretNameKind),
+    ).toEqual(["password", "password", "key", "key", "key", "key", "key"]);
     expect(["password_field", "token_url", "secretName", "PASSWORD_LABEL", "username", "monkey", "keyboard"].map(secretNameKind)).toEqual([
-      null, null, null, null, null, null, null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
     ]);
   });
 
   it("recognises placeholders and low-entropy values", () => {
-    for (const v of ["changeme", "xxxxxxxx", "<your-key>", "${TOKEN}", "{{ secret }}", "process.env.X", "example-key-123", "00000000", "abcabcabc", "password123"]) {
+    for (const v of [
+      "changeme",
+      "xxxxxxxx",
+      "<your-key>",
+      "${TOKEN}",
+      "{{ secret }}",
+      "process.env.X",
+      "example-key-123",
+      "00000000",
+      "abcabcabc",
+      "password123",
+    ]) {
       expect([v, isPlaceholder(v)]).toEqual([v, true]);
     }
     expect(isGenericSecretValue("hunter2", "password").ok).toBe(false);
@@ -278,7 +342,9 @@ describe("helpers", () => {
   });
 
   it("redacts secrets in other analyzers' text", () => {
-    expect(redactSecrets(`x = "${tokens.github}"; password = "hunter2"`)).toBe('x = "ghp_…[redacted, 40 chars]"; password = "…[redacted, 7 chars]"');
+    expect(redactSecrets(`x = "${tokens.github}"; password = "hunter2"`)).toBe(
+      'x = "ghp_…[redacted, 40 chars]"; password = "…[redacted, 7 chars]"',
+    );
     expect(redactSecrets("connect(postgres://u:S3cret-Value@db/x)")).toBe("connect(postgres://u:…[redacted, 12 chars]@db/x)");
     expect(redactSecrets('label = "Password"; const token = process.env.T')).toBe('label = "Password"; const token = process.env.T');
   });

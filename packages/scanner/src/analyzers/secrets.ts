@@ -50,19 +50,39 @@ const SNIPPET_WINDOW = 120;
 const READ_CONCURRENCY = 16;
 
 const LOCK_FILES = new Set([
-  "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "Gemfile.lock", "poetry.lock", "Pipfile.lock",
-  "composer.lock", "Cargo.lock", "go.sum", "packages.lock.json", "gradle.lockfile", "bun.lockb", "flake.lock", "mix.lock",
-  "pubspec.lock", "Podfile.lock", "uv.lock", "conda-lock.yml", ".terraform.lock.hcl",
+  "package-lock.json",
+  "npm-shrinkwrap.json",
+  "yarn.lock",
+  "pnpm-lock.yaml",
+  "Gemfile.lock",
+  "poetry.lock",
+  "Pipfile.lock",
+  "composer.lock",
+  "Cargo.lock",
+  "go.sum",
+  "packages.lock.json",
+  "gradle.lockfile",
+  "bun.lockb",
+  "flake.lock",
+  "mix.lock",
+  "pubspec.lock",
+  "Podfile.lock",
+  "uv.lock",
+  "conda-lock.yml",
+  ".terraform.lock.hcl",
 ]);
 /** Files where `KEY=value` without quotes is an assignment of a string. */
-const CONFIG_FILE = /(^|\/)(\.env(\.[\w-]+)?|[^/]*\.(env|ini|cfg|conf|properties|ya?ml|toml|tfvars)|\.npmrc|\.pypirc|Dockerfile[^/]*|docker-compose[^/]*)$/i;
+const CONFIG_FILE =
+  /(^|\/)(\.env(\.[\w-]+)?|[^/]*\.(env|ini|cfg|conf|properties|ya?ml|toml|tfvars)|\.npmrc|\.pypirc|Dockerfile[^/]*|docker-compose[^/]*)$/i;
 const DATA_URI = /data:[\w.+-]+\/[\w.+-]+;base64,[A-Za-z0-9+/=]+/g;
-const BARE_ASSIGNMENT = /^\s*(?:export\s+|ENV\s+|ARG\s+)?(?<name>[A-Za-z_][\w.-]{0,60})\s*[:=]\s*(?<value>[^\s"'`#;,]{8,256})\s*(?:[#;].*)?$/d;
+const BARE_ASSIGNMENT =
+  /^\s*(?:export\s+|ENV\s+|ARG\s+)?(?<name>[A-Za-z_][\w.-]{0,60})\s*[:=]\s*(?<value>[^\s"'`#;,]{8,256})\s*(?:[#;].*)?$/d;
 const QUOTED_ASSIGNMENT = /(?<name>[A-Za-z_$][\w.$-]{0,60})["']?\s*(?::=|=>|[:=])\s*(?<q>["'`])(?<value>[^"'`\\\r\n]{8,256})\k<q>/dg;
 /** A line that could hold a generic secret assignment names one of these. */
 const SECRET_WORD = /pass|pwd|secret|token|api[_.-]?key|apikey|credential|(?:access|private|signing|encryption|master|auth)[_.-]?key/gi;
 const AWS_SECRET_CANDIDATE = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/dg;
-const LOCAL_HOSTS = /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|db|database|postgres|mysql|redis|mongo|host|hostname|example\.(com|org|net)|[\w.-]+\.(invalid|example|test|local))$/i;
+const LOCAL_HOSTS =
+  /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|db|database|postgres|mysql|redis|mongo|host|hostname|example\.(com|org|net)|[\w.-]+\.(invalid|example|test|local))$/i;
 
 /** Known patterns with match indices, compiled once. */
 const COMPILED = KNOWN_PATTERNS.map((p) => ({ pattern: p, regex: new RegExp(p.regex.source, "dg") }));
@@ -194,7 +214,8 @@ export function scanText(file: string, text: string, taxonomy: Taxonomy): Normal
       title: database ? "Password in a database connection URL" : "Password in a URL",
       severity: database ? "HIGH" : "MEDIUM",
       confidence: LOCAL_HOSTS.test(g.host) ? "LOW" : "MEDIUM",
-      remediation: "Take the password out of the URL and read it from a secret store or environment variable; rotate it if it was ever real.",
+      remediation:
+        "Take the password out of the URL and read it from a secret store or environment variable; rotate it if it was ever real.",
       line,
       start: col,
       end: col + g.secret.length,
@@ -214,9 +235,7 @@ export function scanText(file: string, text: string, taxonomy: Taxonomy): Normal
   pairAwsKeys(lines, hits, add);
 
   const testPath = isTestPath(file);
-  return hits
-    .sort((a, b) => a.line - b.line || a.start - b.start)
-    .map((hit) => toFinding(file, lines, hit, testPath, taxonomy));
+  return hits.sort((a, b) => a.line - b.line || a.start - b.start).map((hit) => toFinding(file, lines, hit, testPath, taxonomy));
 }
 
 /** Offsets where each line starts ("\n"-separated; a "\r" before it belongs to the line). */
@@ -268,7 +287,8 @@ function* genericHits(line: string, i: number, configFile: boolean): Generator<H
     const m = BARE_ASSIGNMENT.exec(line);
     const span = m?.indices?.groups?.value;
     // A bare value with brackets is code (`getpass.getpass()`, `params[:password]`), not a value.
-    if (m?.groups?.name && m.groups.value && span && !/[(){}[\]]/.test(m.groups.value)) candidates.push({ name: m.groups.name, value: m.groups.value, span });
+    if (m?.groups?.name && m.groups.value && span && !/[(){}[\]]/.test(m.groups.value))
+      candidates.push({ name: m.groups.name, value: m.groups.value, span });
   }
   for (const { name, value, span } of candidates) {
     const kind = secretNameKind(name);
@@ -331,7 +351,8 @@ function* privateKeys(lines: string[]): Generator<Hit> {
         title: `${kind ? `${kind} ` : ""}private key`.replace(/^./, (c) => c.toUpperCase()),
         severity: encrypted ? "HIGH" : "CRITICAL",
         confidence: "HIGH",
-        remediation: "Remove the key from the repository, revoke it (certificates, deploy keys, JWT signing) and issue a new one kept in a secret store.",
+        remediation:
+          "Remove the key from the repository, revoke it (certificates, deploy keys, JWT signing) and issue a new one kept in a secret store.",
         line: i,
         start: begin,
         end: begin + m[0].length,
@@ -358,7 +379,10 @@ function pairAwsKeys(lines: string[], hits: Hit[], add: (hit: Hit) => void): voi
         for (const m of (lines[j] as string).matchAll(AWS_SECRET_CANDIDATE)) {
           const span = m.indices?.[0];
           if (!span || !looksRandom(m[0], 4.0)) continue;
-          secretHit = { ...knownHit(KNOWN_PATTERNS.find((p) => p.id === "aws-secret-access-key") as SecretPattern, j, span, m[0]), confidence: "MEDIUM" };
+          secretHit = {
+            ...knownHit(KNOWN_PATTERNS.find((p) => p.id === "aws-secret-access-key") as SecretPattern, j, span, m[0]),
+            confidence: "MEDIUM",
+          };
           add(secretHit);
           break;
         }

@@ -22,19 +22,30 @@ const VULNERABLE = [
   "cd /tmp/work",
   'find . -name "*.log" -exec sh -c "gzip {}" \\;',
   'printf "$2" done',
-  'if [[ $token == $3 ]]; then echo ok; fi',
+  "if [[ $token == $3 ]]; then echo ok; fi",
   "read line",
   "",
 ].join("\n");
 
-const SAFE = ["#!/bin/sh", "set -eu", 'dir="${1:?usage: clean DIR}"', 'cd "$dir" || exit 1', 'find . -name "*.tmp" -exec rm -- {} +', ""].join("\n");
+const SAFE = [
+  "#!/bin/sh",
+  "set -eu",
+  'dir="${1:?usage: clean DIR}"',
+  'cd "$dir" || exit 1',
+  'find . -name "*.tmp" -exec rm -- {} +',
+  "",
+].join("\n");
 
 it("reports the installed version", async () => {
   await expect(shellcheckAnalyzer().version()).resolves.toMatch(/^\d+\.\d+\.\d+ \(mapping \d+\)$/);
 });
 
 it("reports the security-relevant checks with their CWE, and nothing else", async () => {
-  const dir = writeCheckout(root, "vulnerable", { "scripts/deploy.sh": VULNERABLE, "scripts/clean.sh": SAFE, "bin/tool": "#!/bin/sh\necho $1\n" });
+  const dir = writeCheckout(root, "vulnerable", {
+    "scripts/deploy.sh": VULNERABLE,
+    "scripts/clean.sh": SAFE,
+    "bin/tool": "#!/bin/sh\necho $1\n",
+  });
   const findings = await shellcheckAnalyzer().run(ctx(dir, ["scripts/deploy.sh", "scripts/clean.sh", "bin/tool"]));
   expect(findings.map((f) => `${f.file}:${f.start_line}:${f.rule_id}`).sort()).toEqual([
     "bin/tool:2:shellcheck.SC2086",
@@ -45,10 +56,18 @@ it("reports the security-relevant checks with their CWE, and nothing else", asyn
     "scripts/deploy.sh:6:shellcheck.SC2059",
     "scripts/deploy.sh:7:shellcheck.SC2053",
   ]);
-  const at = (line: number, rule: string) => findings.find((f) => f.start_line === line && f.rule_id === rule && f.file === "scripts/deploy.sh");
+  const at = (line: number, rule: string) =>
+    findings.find((f) => f.start_line === line && f.rule_id === rule && f.file === "scripts/deploy.sh");
   expect(at(3, "shellcheck.SC2086")).toMatchObject({
-    analyzer: "shellcheck", cwe_id: "CWE-88", severity: "LOW", confidence: "LOW", start_column: 8, end_column: 15,
-    snippet: "rm -rf $target/*", message: "Double quote to prevent globbing and word splitting.", fingerprint: "",
+    analyzer: "shellcheck",
+    cwe_id: "CWE-88",
+    severity: "LOW",
+    confidence: "LOW",
+    start_column: 8,
+    end_column: 15,
+    snippet: "rm -rf $target/*",
+    message: "Double quote to prevent globbing and word splitting.",
+    fingerprint: "",
   });
   expect(at(3, "shellcheck.SC2086")?.cwe_name).toMatch(/Argument Injection/);
   expect(at(3, "shellcheck.SC2115")).toMatchObject({ cwe_id: "CWE-456", severity: "MEDIUM" });
@@ -89,7 +108,8 @@ it("ignores a .shellcheckrc in the repository", async () => {
 
 it("finds every file of a list longer than one command line", async () => {
   const files: Record<string, string> = {};
-  for (let i = 0; i < 1100; i++) files[`s/x${String(i).padStart(4, "0")}.sh`] = i % 550 === 0 ? "#!/bin/sh\nrm $1\n" : "#!/bin/sh\necho hi\n";
+  for (let i = 0; i < 1100; i++)
+    files[`s/x${String(i).padStart(4, "0")}.sh`] = i % 550 === 0 ? "#!/bin/sh\nrm $1\n" : "#!/bin/sh\necho hi\n";
   const dir = writeCheckout(root, "many", files);
   const findings = await shellcheckAnalyzer().run(ctx(dir, Object.keys(files)));
   expect(findings.map((f) => f.file).sort()).toEqual(["s/x0000.sh", "s/x0550.sh"]);
@@ -97,7 +117,9 @@ it("finds every file of a list longer than one command line", async () => {
 
 it("stops at the output cap", async () => {
   const dir = writeCheckout(root, "noisy", { "n.sh": "#!/bin/sh\n" + "rm $1\n".repeat(300) });
-  const err = await shellcheckAnalyzer().run(ctx(dir, ["n.sh"], { maxOutputBytes: 2048 })).catch((e: unknown) => e);
+  const err = await shellcheckAnalyzer()
+    .run(ctx(dir, ["n.sh"], { maxOutputBytes: 2048 }))
+    .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(AnalyzerOutputLimitError);
 });
 
@@ -105,5 +127,7 @@ it("is unavailable when shellcheck is not installed", async () => {
   const missing = shellcheckAnalyzer({ binary: join(root, "no-such-shellcheck") });
   await expect(missing.version()).resolves.toBeNull();
   const dir = writeCheckout(root, "missing", { "a.sh": "echo\n" });
-  await expect(missing.run(ctx(dir, ["a.sh"]))).rejects.toThrow(new AnalyzerUnavailableError("shellcheck is not installed on this worker."));
+  await expect(missing.run(ctx(dir, ["a.sh"]))).rejects.toThrow(
+    new AnalyzerUnavailableError("shellcheck is not installed on this worker."),
+  );
 });

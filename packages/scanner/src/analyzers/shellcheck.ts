@@ -38,26 +38,105 @@ interface SecurityCheck {
   why: string;
 }
 
-const SPLIT = "Word splitting and globbing of an unquoted expansion can turn one attacker-influenced value into several arguments, or into options (argument injection).";
+const SPLIT =
+  "Word splitting and globbing of an unquoted expansion can turn one attacker-influenced value into several arguments, or into options (argument injection).";
 
 export const SECURITY_CHECKS: Readonly<Record<number, SecurityCheck>> = {
   2086: { title: "Unquoted variable expansion", cwe: "CWE-88", severity: "LOW", confidence: "LOW", why: SPLIT },
   2046: { title: "Unquoted command substitution", cwe: "CWE-88", severity: "LOW", confidence: "LOW", why: SPLIT },
   2048: { title: "Unquoted $* expansion", cwe: "CWE-88", severity: "LOW", confidence: "LOW", why: SPLIT },
   2068: { title: "Unquoted $@ expansion", cwe: "CWE-88", severity: "LOW", confidence: "LOW", why: SPLIT },
-  2035: { title: "Glob can expand to options", cwe: "CWE-88", severity: "LOW", confidence: "MEDIUM", why: "A file named `-rf` matched by `*` becomes an option of the command." },
-  2011: { title: "ls output piped to xargs", cwe: "CWE-88", severity: "LOW", confidence: "LOW", why: "File names with spaces, quotes or newlines are split into several arguments." },
-  2038: { title: "find output piped to xargs without -print0", cwe: "CWE-88", severity: "LOW", confidence: "LOW", why: "File names with spaces, quotes or newlines are split into several arguments." },
-  2156: { title: "File name injected into a shell command", cwe: "CWE-78", severity: "MEDIUM", confidence: "MEDIUM", why: "`find -exec sh -c '… {}'` pastes file names into shell code: a file named `$(cmd)` runs cmd." },
-  2091: { title: "Command output executed as a command", cwe: "CWE-78", severity: "MEDIUM", confidence: "LOW", why: "`$(cmd)` as a statement runs whatever cmd prints." },
-  2294: { title: "eval of concatenated arguments", cwe: "CWE-78", severity: "MEDIUM", confidence: "LOW", why: "`eval \"$@\"` re-parses its arguments as shell code: metacharacters in them run commands." },
-  2029: { title: "Remote command expanded locally", cwe: "CWE-78", severity: "LOW", confidence: "LOW", why: "The local expansion is re-parsed by the remote shell: metacharacters in the value run commands there." },
-  2087: { title: "Here-document expanded locally for a remote shell", cwe: "CWE-78", severity: "LOW", confidence: "LOW", why: "As SC2029: the expanded text is run as code by the remote shell." },
-  2059: { title: "Variable in printf format string", cwe: "CWE-134", severity: "LOW", confidence: "MEDIUM", why: "Format directives in the value are interpreted (output forging, printf -v writes)." },
-  2053: { title: "Unquoted pattern on the right of == in [[ ]]", cwe: "CWE-697", severity: "MEDIUM", confidence: "LOW", why: "The right side is a glob: a value of `*` matches anything, e.g. in a password or token comparison." },
-  2115: { title: "rm -rf of a path that can expand to /*", cwe: "CWE-456", severity: "MEDIUM", confidence: "MEDIUM", why: "When the variable is unset or empty the path becomes /*: the variable is used without guaranteed initialization." },
-  2164: { title: "cd without a failure check", cwe: "CWE-252", severity: "LOW", confidence: "MEDIUM", why: "If cd fails the following commands (often rm) run in the wrong directory: an unchecked return value." },
-  2174: { title: "mkdir -p -m sets the mode of the last directory only", cwe: "CWE-732", severity: "LOW", confidence: "MEDIUM", why: "Parent directories get the default permissions, not the mode asked for." },
+  2035: {
+    title: "Glob can expand to options",
+    cwe: "CWE-88",
+    severity: "LOW",
+    confidence: "MEDIUM",
+    why: "A file named `-rf` matched by `*` becomes an option of the command.",
+  },
+  2011: {
+    title: "ls output piped to xargs",
+    cwe: "CWE-88",
+    severity: "LOW",
+    confidence: "LOW",
+    why: "File names with spaces, quotes or newlines are split into several arguments.",
+  },
+  2038: {
+    title: "find output piped to xargs without -print0",
+    cwe: "CWE-88",
+    severity: "LOW",
+    confidence: "LOW",
+    why: "File names with spaces, quotes or newlines are split into several arguments.",
+  },
+  2156: {
+    title: "File name injected into a shell command",
+    cwe: "CWE-78",
+    severity: "MEDIUM",
+    confidence: "MEDIUM",
+    why: "`find -exec sh -c '… {}'` pastes file names into shell code: a file named `$(cmd)` runs cmd.",
+  },
+  2091: {
+    title: "Command output executed as a command",
+    cwe: "CWE-78",
+    severity: "MEDIUM",
+    confidence: "LOW",
+    why: "`$(cmd)` as a statement runs whatever cmd prints.",
+  },
+  2294: {
+    title: "eval of concatenated arguments",
+    cwe: "CWE-78",
+    severity: "MEDIUM",
+    confidence: "LOW",
+    why: '`eval "$@"` re-parses its arguments as shell code: metacharacters in them run commands.',
+  },
+  2029: {
+    title: "Remote command expanded locally",
+    cwe: "CWE-78",
+    severity: "LOW",
+    confidence: "LOW",
+    why: "The local expansion is re-parsed by the remote shell: metacharacters in the value run commands there.",
+  },
+  2087: {
+    title: "Here-document expanded locally for a remote shell",
+    cwe: "CWE-78",
+    severity: "LOW",
+    confidence: "LOW",
+    why: "As SC2029: the expanded text is run as code by the remote shell.",
+  },
+  2059: {
+    title: "Variable in printf format string",
+    cwe: "CWE-134",
+    severity: "LOW",
+    confidence: "MEDIUM",
+    why: "Format directives in the value are interpreted (output forging, printf -v writes).",
+  },
+  2053: {
+    title: "Unquoted pattern on the right of == in [[ ]]",
+    cwe: "CWE-697",
+    severity: "MEDIUM",
+    confidence: "LOW",
+    why: "The right side is a glob: a value of `*` matches anything, e.g. in a password or token comparison.",
+  },
+  2115: {
+    title: "rm -rf of a path that can expand to /*",
+    cwe: "CWE-456",
+    severity: "MEDIUM",
+    confidence: "MEDIUM",
+    why: "When the variable is unset or empty the path becomes /*: the variable is used without guaranteed initialization.",
+  },
+  2164: {
+    title: "cd without a failure check",
+    cwe: "CWE-252",
+    severity: "LOW",
+    confidence: "MEDIUM",
+    why: "If cd fails the following commands (often rm) run in the wrong directory: an unchecked return value.",
+  },
+  2174: {
+    title: "mkdir -p -m sets the mode of the last directory only",
+    cwe: "CWE-732",
+    severity: "LOW",
+    confidence: "MEDIUM",
+    why: "Parent directories get the default permissions, not the mode asked for.",
+  },
 };
 
 const LEVEL_SEVERITY: Record<string, Severity> = { error: "MEDIUM", warning: "LOW", info: "INFO", style: "INFO" };

@@ -75,7 +75,10 @@ export class AnalyzerTimeoutError extends Error {
  */
 export class AnalyzerOutputLimitError extends Error {
   override readonly name = "AnalyzerOutputLimitError";
-  constructor(message: string, readonly partial: NormalizedFinding[]) {
+  constructor(
+    message: string,
+    readonly partial: NormalizedFinding[],
+  ) {
     super(message);
   }
 }
@@ -86,7 +89,10 @@ export class AnalyzerOutputLimitError extends Error {
  */
 export class AnalyzerFailedError extends Error {
   override readonly name = "AnalyzerFailedError";
-  constructor(readonly notice: string, readonly detail?: string) {
+  constructor(
+    readonly notice: string,
+    readonly detail?: string,
+  ) {
     super(notice);
   }
 }

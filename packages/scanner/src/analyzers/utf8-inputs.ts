@@ -76,4 +76,3 @@ export function sanitizeUtf8(bytes: Buffer): Buffer {
   }
   return out;
 }
-

@@ -14,11 +14,18 @@ import { treeComments, type TreeLanguage } from "./tree";
 export type { Span } from "./lexer";
 
 const TREE_BY_EXTENSION: Record<string, TreeLanguage> = {
-  ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-  ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
+  ".js": "javascript",
+  ".jsx": "javascript",
+  ".mjs": "javascript",
+  ".cjs": "javascript",
+  ".ts": "typescript",
+  ".mts": "typescript",
+  ".cts": "typescript",
   ".tsx": "tsx",
   ".java": "java",
-  ".py": "python", ".pyw": "python", ".pyi": "python",
+  ".py": "python",
+  ".pyw": "python",
+  ".pyi": "python",
 };
 const TREE_BY_LANGUAGE: Record<string, TreeLanguage> = { javascript: "javascript", python: "python" };
 
@@ -47,6 +54,7 @@ export function findComments(path: string, text: string, needle: string, force?:
       // A grammar that fails to load or parse: the lexer still reads the file.
     }
   }
-  const spans = "markup" in lex ? markupComments(text, lex.markup) : lexComments(lex.prepare ? lex.prepare(text) : text, lex.syntax).comments;
+  const spans =
+    "markup" in lex ? markupComments(text, lex.markup) : lexComments(lex.prepare ? lex.prepare(text) : text, lex.syntax).comments;
   return spans.filter((s) => text.slice(s.start, s.end).includes(needle));
 }

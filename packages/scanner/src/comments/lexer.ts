@@ -81,7 +81,22 @@ const HEREDOC: Record<NonNullable<Syntax["heredoc"]>, RegExp> = {
 const WORD = /[A-Za-z0-9_$]+/y;
 /** After these a `/` starts a regular expression rather than a division. */
 const REGEX_AFTER = new Set(["", "(", ",", "=", ":", "[", "!", "&", "|", "?", "{", "}", ";", "+", "-", "*", "%", "<", ">", "~", "^"]);
-const REGEX_AFTER_WORD = new Set(["return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield", "await", "instanceof"]);
+const REGEX_AFTER_WORD = new Set([
+  "return",
+  "typeof",
+  "case",
+  "do",
+  "else",
+  "in",
+  "of",
+  "new",
+  "delete",
+  "void",
+  "throw",
+  "yield",
+  "await",
+  "instanceof",
+]);
 
 /** The comments of text[from, to) (`end`: where the lexing stopped: `to`, or the syntax's `stop`). */
 export function lexComments(text: string, syntax: Syntax, from = 0, to = text.length): { comments: Span[]; end: number } {
@@ -298,7 +313,8 @@ function skipHeredocBodies(text: string, i: number, to: number, heredocs: Heredo
       i = end + 1;
       const bare = h.indent === "tabs" ? line.replace(/^\t+/, "") : h.indent === "any" ? line.trimStart() : line;
       // PHP and HCL allow code after the closing delimiter (`EOT;`, `EOT)`): a word boundary ends it.
-      if (bare === h.delimiter || (h.indent === "any" && bare.startsWith(h.delimiter) && !/[\w]/.test(bare[h.delimiter.length] ?? ""))) break;
+      if (bare === h.delimiter || (h.indent === "any" && bare.startsWith(h.delimiter) && !/[\w]/.test(bare[h.delimiter.length] ?? "")))
+        break;
     }
   }
   return Math.min(i, to);

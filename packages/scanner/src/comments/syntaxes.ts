@@ -48,7 +48,10 @@ const SWIFT: Syntax = { ...nestedSlashes, literals: [triple('"', { escape: "\\" 
 const RUST: Syntax = { ...nestedSlashes, literals: [dq({ multiline: true }), char], raw: "rust" };
 const SCALA: Syntax = { ...nestedSlashes, literals: [triple('"'), dq(), char] };
 const GROOVY: Syntax = { ...slashes, literals: [triple('"', { escape: "\\" }), triple("'", { escape: "\\" }), dq(), sq()] };
-const DART: Syntax = { ...slashes, literals: [triple('"', { escape: "\\" }), triple("'", { escape: "\\" }), dq({ interpolation: "${" }), sq({ interpolation: "${" })] };
+const DART: Syntax = {
+  ...slashes,
+  literals: [triple('"', { escape: "\\" }), triple("'", { escape: "\\" }), dq({ interpolation: "${" }), sq({ interpolation: "${" })],
+};
 export const CSS: Syntax = { line: [], block: [{ open: "/*", close: "*/" }], literals: [dq(), sq()] };
 const SCSS: Syntax = { ...slashes, literals: [dq(), sq()] };
 export const PHP: Syntax = {
@@ -84,11 +87,19 @@ export const SHELL: Syntax = {
   ],
   heredoc: "shell",
 };
-export const PYTHON: Syntax = { line: [{ open: "#" }], block: [], literals: [triple('"', { escape: "\\" }), triple("'", { escape: "\\" }), dq(), sq()] };
+export const PYTHON: Syntax = {
+  line: [{ open: "#" }],
+  block: [],
+  literals: [triple('"', { escape: "\\" }), triple("'", { escape: "\\" }), dq(), sq()],
+};
 export const RUBY: Syntax = {
   line: [{ open: "#" }],
   block: [{ open: "=begin", close: "=end", lineStart: true }],
-  literals: [sq({ multiline: true }), dq({ multiline: true, interpolation: "#{" }), { open: "`", close: "`", escape: "\\", multiline: true, interpolation: "#{" }],
+  literals: [
+    sq({ multiline: true }),
+    dq({ multiline: true, interpolation: "#{" }),
+    { open: "`", close: "`", escape: "\\", multiline: true, interpolation: "#{" },
+  ],
   heredoc: "ruby",
 };
 const PERL: Syntax = {
@@ -105,8 +116,20 @@ const YAML: Syntax = {
     { open: '"', close: '"', escape: "\\", multiline: true, after: /[\s[{,:-]/ },
   ],
 };
-const TOML: Syntax = { line: [{ open: "#" }], block: [], literals: [triple('"', { escape: "\\" }), triple("'"), dq(), { open: "'", close: "'" }] };
-const INI: Syntax = { line: [{ open: "#", lineStart: true }, { open: ";", lineStart: true }, { open: "!", lineStart: true }], block: [], literals: [] };
+const TOML: Syntax = {
+  line: [{ open: "#" }],
+  block: [],
+  literals: [triple('"', { escape: "\\" }), triple("'"), dq(), { open: "'", close: "'" }],
+};
+const INI: Syntax = {
+  line: [
+    { open: "#", lineStart: true },
+    { open: ";", lineStart: true },
+    { open: "!", lineStart: true },
+  ],
+  block: [],
+  literals: [],
+};
 const DOTENV: Syntax = { line: [{ open: "#", after: SPACE }], block: [], literals: [dq({ after: /[=\s]/ }), sq({ after: /[=\s]/ })] };
 const DOCKERFILE: Syntax = { line: [{ open: "#", lineStart: true }], block: [], literals: [], heredoc: "shell" };
 const POWERSHELL: Syntax = {
@@ -120,12 +143,27 @@ const POWERSHELL: Syntax = {
   ],
 };
 const R: Syntax = { line: [{ open: "#" }], block: [], literals: [dq({ multiline: true }), sq({ multiline: true })] };
-const ELIXIR: Syntax = { line: [{ open: "#" }], block: [], literals: [triple('"', { escape: "\\" }), dq({ multiline: true, interpolation: "#{" }), sq({ multiline: true })] };
-const HCL: Syntax = { line: [{ open: "#" }, { open: "//" }], block: [{ open: "/*", close: "*/" }], literals: [dq({ interpolation: "${" })], heredoc: "hcl" };
+const ELIXIR: Syntax = {
+  line: [{ open: "#" }],
+  block: [],
+  literals: [triple('"', { escape: "\\" }), dq({ multiline: true, interpolation: "#{" }), sq({ multiline: true })],
+};
+const HCL: Syntax = {
+  line: [{ open: "#" }, { open: "//" }],
+  block: [{ open: "/*", close: "*/" }],
+  literals: [dq({ interpolation: "${" })],
+  heredoc: "hcl",
+};
 /** Files of no known language: `#` and `//` at a word start, C and HTML block comments, one-line strings. */
 export const GENERIC: Syntax = {
-  line: [{ open: "#", after: SPACE }, { open: "//", after: SPACE }],
-  block: [{ open: "/*", close: "*/" }, { open: "<!--", close: "-->" }],
+  line: [
+    { open: "#", after: SPACE },
+    { open: "//", after: SPACE },
+  ],
+  block: [
+    { open: "/*", close: "*/" },
+    { open: "<!--", close: "-->" },
+  ],
   literals: [dq(), sq({ after: /[\s=:(,[]/ })],
 };
 
@@ -135,7 +173,10 @@ export type LexFamily = { syntax: Syntax; prepare?: (text: string) => string } |
 const lex = (syntax: Syntax, prepare?: (text: string) => string): LexFamily => (prepare ? { syntax, prepare } : { syntax });
 
 export const LEX_BY_EXTENSION: Record<string, LexFamily> = {
-  ...each([".c", ".h", ".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ino", ".m", ".mm", ".cu", ".proto", ".sol", ".zig", ".d"], lex(C)),
+  ...each(
+    [".c", ".h", ".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ino", ".m", ".mm", ".cu", ".proto", ".sol", ".zig", ".d"],
+    lex(C),
+  ),
   ...each([".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"], lex(JAVASCRIPT)),
   ...each([".java", ".jav"], lex(JAVA)),
   ...each([".cs", ".csx"], lex(CSHARP)),

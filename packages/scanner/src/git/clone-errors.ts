@@ -45,7 +45,13 @@ const CORRUPT = [
 
 /** Name resolution and connection failures as curl reports them through git. */
 const UNRESOLVED = /could not resolve host/i;
-const UNREACHABLE = [/failed to connect to/i, /couldn't connect to server/i, /connection refused/i, /connection timed out/i, /no route to host/i];
+const UNREACHABLE = [
+  /failed to connect to/i,
+  /couldn't connect to server/i,
+  /connection refused/i,
+  /connection timed out/i,
+  /no route to host/i,
+];
 const BAD_CERTIFICATE = /ssl certificate problem|server certificate verification failed|no alternative certificate subject name/i;
 
 /** git could fetch the tree but not write it out: an invalid path, a name or depth the file system refuses. */
@@ -58,9 +64,14 @@ export function mapCloneError(err: unknown, ctx: CloneFailureContext): Error {
     return new ScanTimeoutError(`Cloning the repository took longer than the limit of ${formatDuration(ctx.timeoutMs)}.`);
   }
   const text = err instanceof Error ? err.message : String(err);
-  if (err instanceof CheckoutError || /checkout failed|invalid path '|unable to create file|file name too long|filename too long/i.test(text)) {
+  if (
+    err instanceof CheckoutError ||
+    /checkout failed|invalid path '|unable to create file|file name too long|filename too long/i.test(text)
+  ) {
     // Another try would fail the same way: the tree itself cannot be written out here.
-    return new ScanInputError("The repository's files could not be checked out: it contains a path that is invalid or too long (for example a '..' or '.git' entry, or directories nested beyond the file system's limit).");
+    return new ScanInputError(
+      "The repository's files could not be checked out: it contains a path that is invalid or too long (for example a '..' or '.git' entry, or directories nested beyond the file system's limit).",
+    );
   }
   const branch = /remote branch (.+?) not found in upstream|couldn't find remote ref refs\/heads\/(\S+)/i.exec(text);
   if (branch) return new ScanInputError(`Branch "${ctx.branch ?? branch[1] ?? branch[2]}" was not found in the repository.`);
@@ -74,10 +85,13 @@ export function mapCloneError(err: unknown, ctx: CloneFailureContext): Error {
     return new ScanInputError("The repository was not found or is not publicly accessible.");
   }
   if (CORRUPT.some((re) => re.test(text))) {
-    return new ScanInputError("The repository could not be fetched: the server's copy is missing objects or has corrupt ones (its owner can check it with `git fsck`).");
+    return new ScanInputError(
+      "The repository could not be fetched: the server's copy is missing objects or has corrupt ones (its owner can check it with `git fsck`).",
+    );
   }
   if (UNRESOLVED.test(text)) return new ScanInputError("The repository's host name could not be resolved.");
-  if (UNREACHABLE.some((re) => re.test(text))) return new ScanInputError("The repository's host could not be reached (the connection was refused or timed out).");
+  if (UNREACHABLE.some((re) => re.test(text)))
+    return new ScanInputError("The repository's host could not be reached (the connection was refused or timed out).");
   if (BAD_CERTIFICATE.test(text)) return new ScanInputError("The repository's host did not present a valid TLS certificate.");
   if (/transport '.*' not allowed/i.test(text)) {
     return new ScanInputError("The repository URL uses a protocol that is not allowed.");

@@ -72,7 +72,13 @@ describe("parseLineMap and mapLine", () => {
   });
 
   it("maps nothing of a deleted, binary-changed or type-changed file, and keeps the files after them aligned", () => {
-    const repo = makeGitRepo({ "gone.js": "a\nb\n", "bin.dat": "x\u0000y\n", "link.js": "l1\nl2\n", "new\nline.js": "n1\nn2\nn3\n", "z.js": "z1\nz2\nz3\n" });
+    const repo = makeGitRepo({
+      "gone.js": "a\nb\n",
+      "bin.dat": "x\u0000y\n",
+      "link.js": "l1\nl2\n",
+      "new\nline.js": "n1\nn2\nn3\n",
+      "z.js": "z1\nz2\nz3\n",
+    });
     const from = git(repo, "rev-parse", "HEAD");
     fs.rmSync(path.join(repo, "gone.js"));
     fs.writeFileSync(path.join(repo, "bin.dat"), "x\u0000z\n");

@@ -13,7 +13,18 @@ import type { CommitLineMap } from "@ax/contracts";
  * listing with NUL-terminated paths (`-z`: never quoted, never parsed from quoted text), then
  * the patch, whose sections come in the listing's order and give only the hunks.
  */
-export const LINE_MAP_DIFF_ARGS = ["diff", "--patch-with-raw", "-z", "--find-renames", "--unified=0", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"];
+export const LINE_MAP_DIFF_ARGS = [
+  "diff",
+  "--patch-with-raw",
+  "-z",
+  "--find-renames",
+  "--unified=0",
+  "--no-color",
+  "--no-ext-diff",
+  "--no-textconv",
+  "--src-prefix=a/",
+  "--dst-prefix=b/",
+];
 
 /** One file pair of the raw listing: status letter (M, A, D, R, C, T, …), old and new path. */
 interface RawEntry {

@@ -15,7 +15,13 @@ import { gitErrorText } from "./stderr";
  * (a kept repository's growth is then counted in packs), and no history walk to report
  * forced updates (the refs are ours; a shallow repository has no history to walk).
  */
-const CLONE_CONFIG = ["gc.auto=0", "maintenance.auto=false", "fetch.unpackLimit=1", "transfer.unpackLimit=1", "fetch.showForcedUpdates=false"];
+const CLONE_CONFIG = [
+  "gc.auto=0",
+  "maintenance.auto=false",
+  "fetch.unpackLimit=1",
+  "transfer.unpackLimit=1",
+  "fetch.showForcedUpdates=false",
+];
 
 const MAX_OUTPUT = 256 * 1024 * 1024;
 
@@ -56,7 +62,10 @@ export async function runGit(session: GitSession, args: string[], call: GitCall 
   const child = execa("git", [...config, ...location, ...args], {
     // An empty directory as cwd: no repository around it can be discovered or lend config.
     cwd: session.home,
-    env: { ...hardenedGitEnv(session.home, session.allowInsecure), ...(call.indexFile !== undefined ? { GIT_INDEX_FILE: call.indexFile } : {}) },
+    env: {
+      ...hardenedGitEnv(session.home, session.allowInsecure),
+      ...(call.indexFile !== undefined ? { GIT_INDEX_FILE: call.indexFile } : {}),
+    },
     extendEnv: false,
     stdin: "ignore",
     encoding: "buffer",
@@ -85,7 +94,9 @@ export async function runGit(session: GitSession, args: string[], call: GitCall 
   try {
     const result = await child;
     if (result.exitCode !== 0 || session.signal.aborted) {
-      throw new GitCommandError(gitErrorText(Buffer.from(result.stderr ?? new Uint8Array()).toString("utf8")) || `git ${args[0] ?? ""} failed`);
+      throw new GitCommandError(
+        gitErrorText(Buffer.from(result.stderr ?? new Uint8Array()).toString("utf8")) || `git ${args[0] ?? ""} failed`,
+      );
     }
     return Buffer.from(result.stdout ?? new Uint8Array());
   } finally {

@@ -11,7 +11,8 @@ const SLASH = Buffer.from("/");
 
 /** A path the file system refuses to name (past PATH_MAX) is the repository's problem, not ours. */
 export function tooLong(err: unknown): never {
-  if ((err as { code?: string }).code === "ENAMETOOLONG") throw new ScanInputError("The repository contains a path too long for the file system.");
+  if ((err as { code?: string }).code === "ENAMETOOLONG")
+    throw new ScanInputError("The repository contains a path too long for the file system.");
   throw err;
 }
 
