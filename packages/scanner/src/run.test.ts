@@ -283,7 +283,12 @@ it("keeps a cacheable analyzer's findings when the results cache cannot be read 
   const repo = makeRepo(root, "cache-down", { "src/app.js": APP });
   const down = new Error("connection terminated: the database is restarting");
   // The cache's database is unreachable, as during a PostgreSQL restart.
-  const cache = { get: () => Promise.reject(down), put: () => Promise.reject(down) };
+  const cache = {
+    get: () => Promise.reject(down),
+    put: () => Promise.reject(down),
+    getScanResult: () => Promise.reject(down),
+    putScanResult: () => Promise.reject(down),
+  };
   const result = await withWorkspace(join(root, "ws"), async (dir) => {
     const dest = join(dir, "repo");
     await cloneRepository({ gitUri: repo.url, dest, allowInsecure: true, timeoutMs: 30_000, maxRepoBytes: 50 * 1024 * 1024 });
