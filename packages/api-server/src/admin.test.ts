@@ -42,10 +42,10 @@ describe("who may use the Admin endpoints", () => {
     expect((await call().set(as(admin))).status).toBe(adminStatus);
     const owner = await call().set(as(h.tenant.token));
     expect(owner.status).toBe(403);
-    expect(owner.body).toEqual({ code: 403, message: expect.any(String) });
+    expect(owner.body).toEqual({ code: 403, error: "forbidden", message: expect.any(String) });
     const none = await call();
     expect(none.status).toBe(401);
-    expect(none.body).toEqual({ code: 401, message: expect.any(String) });
+    expect(none.body).toEqual({ code: 401, error: "unauthorized", message: expect.any(String) });
   });
 
   test("an unknown queue is 404", async () => {
@@ -186,7 +186,7 @@ describe("dashboard sessions", () => {
     const page = await request(h.app).get("/admin/queues").set("Accept", "text/html").expect(401);
     expect(page.headers["content-type"]).toMatch(/text\/html/);
     const json = await request(h.app).get("/admin/queues/api/queues").set("Accept", "application/json").expect(401);
-    expect(json.body).toEqual({ code: 401, message: expect.any(String) });
+    expect(json.body).toEqual({ code: 401, error: "unauthorized", message: expect.any(String) });
     await request(h.app).get("/admin/queues").set("Cookie", "ax_admin_session=forged-value-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").expect(401);
     await request(h.app).get("/admin/queues").set(as(h.tenant.token)).expect(403);
   });

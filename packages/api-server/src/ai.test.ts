@@ -212,7 +212,7 @@ describe("GET /api/v2/ai/feedback/{request_id}/{status}", () => {
       const { request_id } = await review();
       const res = await request(h.app).get(url(request_id, "false", q())).set(key());
       expect(res.status).toBe(502);
-      expect(res.body).toEqual({ code: 502, message: "Failed to make request to downstream API." });
+      expect(res.body).toEqual({ code: 502, error: "downstream_failed", message: "Failed to make request to downstream API." });
       const vote = await h.deps.db.selectFrom("ai_feedback").selectAll().where("request_id", "=", request_id).executeTakeFirstOrThrow();
       expect(vote).toMatchObject({ feedback: false, relay_status: "failed" });
     }
@@ -227,10 +227,10 @@ describe("GET /api/v2/ai/feedback/{request_id}/{status}", () => {
     expect((await request(h.app).get(url(theirs.body.request_id as string, "true", q())).set(key())).status).toBe(404);
     // My request under their organization (I am not a member): an invalid organization.
     const res = await request(h.app).get(url(mine.request_id, "true", `?organization_id=${other.organization_id}&group_id=${other.group_id}`)).set(key());
-    expect(res.body).toEqual({ code: 400, message: "A valid organization_id is required." });
+    expect(res.body).toEqual({ code: 400, error: "validation_failed", message: "A valid organization_id is required." });
     // Their group under my organization: an invalid group.
     const g = await request(h.app).get(url(mine.request_id, "true", `?organization_id=${h.tenant.organization_id}&group_id=${other.group_id}`)).set(key());
-    expect(g.body).toEqual({ code: 400, message: "A valid group_id is required." });
+    expect(g.body).toEqual({ code: 400, error: "validation_failed", message: "A valid group_id is required." });
   });
 
   it("gives admins agreement figures per model and per CWE; members get 403", async () => {

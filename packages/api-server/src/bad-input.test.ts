@@ -75,7 +75,7 @@ describe("malformed percent-escapes", () => {
       expect({ bad, status: anonymous.status, body: anonymous.body }).toEqual({ bad, status: 401, body: { code: 401, message: expect.stringMatching(/X-AX-KEY/) } });
       const res = await request(app).get(`/api/v2/scan/${bad}/findings`).set(key());
       expect({ bad, status: res.status }).toEqual({ bad, status: 400 });
-      expect(res.body).toEqual({ code: 400, message: "Invalid path: it contains a malformed percent-escape (a % must start a UTF-8 byte as %XX)." });
+      expect(res.body).toEqual({ code: 400, error: "validation_failed", message: "Invalid path: it contains a malformed percent-escape (a % must start a UTF-8 byte as %XX)." });
       // Public routes have no token to check first.
       const pub = await request(app).get(`/api/v2/public/scan/${bad}`);
       expect({ bad, status: pub.status }).toEqual({ bad, status: 400 });
@@ -92,7 +92,7 @@ describe("malformed percent-escapes", () => {
     const { app, entries } = appWithLogs();
     const res = await request(app).get("/admin/queues/api/queues/%FF/%FF").set("X-AX-KEY", adminToken).set("Accept", "application/json");
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ code: 400, message: "Invalid path: it contains a malformed percent-escape (a % must start a UTF-8 byte as %XX)." });
+    expect(res.body).toEqual({ code: 400, error: "validation_failed", message: "Invalid path: it contains a malformed percent-escape (a % must start a UTF-8 byte as %XX)." });
     expect(entries.filter((e) => e.level === "error" || e.level === "warn")).toEqual([]);
     expect(JSON.stringify(entries)).not.toContain("%FF");
   });
@@ -149,7 +149,7 @@ describe("unknown query parameters", () => {
     expect(typo.status).toBe(400);
     expect(typo.body.message).toMatch(/^Invalid query: Unknown query parameter: severty\. This endpoint takes: .*severity/);
     const none = await request(h.app).get("/api/v2/profile?verbose=1").set(key());
-    expect(none.body).toEqual({ code: 400, message: "Invalid query: Unknown query parameter: verbose. This endpoint takes no query parameters." });
+    expect(none.body).toEqual({ code: 400, error: "validation_failed", message: "Invalid query: Unknown query parameter: verbose. This endpoint takes no query parameters." });
     expect((await request(h.app).get("/api/v2/profile?verbose=1")).status).toBe(401);
     expect((await request(h.app).get("/api/v2/health?probe=1")).status).toBe(400);
   });
@@ -236,7 +236,7 @@ describe("a method an existing path does not take", () => {
       for (const headers of [key(), {}]) {
         const res = await request(h.app)[method as "get"](path).set(headers);
         expect({ method, path, status: res.status, allow: res.headers.allow }).toEqual({ method, path, status: 405, allow });
-        expect(res.body).toEqual({ code: 405, message: `This endpoint does not take ${method.toUpperCase()}; it takes ${allow}.` });
+        expect(res.body).toEqual({ code: 405, error: "method_not_allowed", message: `This endpoint does not take ${method.toUpperCase()}; it takes ${allow}.` });
       }
     }
   });

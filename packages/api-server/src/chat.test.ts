@@ -341,7 +341,7 @@ describe("chat errors are Markdown", () => {
     const malformed = await request(h.app).post("/api/v2/scan").set("X-AX-KEY", h.tenant.token).set("Content-Type", "application/json").send('{"git_uri": ');
     expect(malformed.status).toBe(400);
     expect(malformed.headers["content-type"]).toMatch(/^application\/json/);
-    expect(malformed.body).toEqual({ code: 400, message: "Request body is not valid JSON." });
+    expect(malformed.body).toEqual({ code: 400, error: "malformed_json", message: "Request body is not valid JSON." });
 
     const noToken = await request(h.app).post("/api/v2/ai/review").send({ code: "x" });
     expect(noToken.status).toBe(401);

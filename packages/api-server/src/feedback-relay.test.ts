@@ -73,7 +73,7 @@ describe("feedback relays the AI request's own organization and group", () => {
     const before = received.length;
     const res = await vote(id, h.tenant.organization_id, groupB);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ code: 400, message: "A valid group_id is required." });
+    expect(res.body).toEqual({ code: 400, error: "validation_failed", message: "A valid group_id is required." });
     expect(received.length).toBe(before);
     expect(await h.deps.db.selectFrom("ai_feedback").selectAll().where("request_id", "=", id).executeTakeFirst()).toBeUndefined();
   });
@@ -82,7 +82,7 @@ describe("feedback relays the AI request's own organization and group", () => {
     const chat = await request(h.app).post("/api/v2/ai/chatbot").set(key()).send({ prompt: "who am I?", group_id: groupB });
     expect(chat.status).toBe(200);
     const id = chat.headers["x-ai-request-id"] as string;
-    expect((await vote(id, h.tenant.organization_id, groupA, "FALSE")).body).toEqual({ code: 400, message: "A valid group_id is required." });
+    expect((await vote(id, h.tenant.organization_id, groupA, "FALSE")).body).toEqual({ code: 400, error: "validation_failed", message: "A valid group_id is required." });
     expect((await vote(id, h.tenant.organization_id, groupB, "FALSE")).status).toBe(200);
     expect(received.at(-1)).toMatchObject({ request_id: id, feedback: false, organization_id: h.tenant.organization_id, group_id: groupB, kind: "chat" });
   });
@@ -91,7 +91,7 @@ describe("feedback relays the AI request's own organization and group", () => {
     const id = await review();
     expect((await vote(id, h.tenant.organization_id, groupB)).status).toBe(200);
     expect(received.at(-1)).toMatchObject({ request_id: id, organization_id: h.tenant.organization_id, group_id: groupB });
-    expect((await vote(id, h.tenant.organization_id, other.group_id)).body).toEqual({ code: 400, message: "A valid group_id is required." });
+    expect((await vote(id, h.tenant.organization_id, other.group_id)).body).toEqual({ code: 400, error: "validation_failed", message: "A valid group_id is required." });
   });
 
   it("a request of another of the caller's organizations is refused with the organization error; another tenant's is not found", async () => {
@@ -101,20 +101,20 @@ describe("feedback relays the AI request's own organization and group", () => {
     const theirs = await request(h.app).post(`/api/v2/ai/review?organization_id=${second.organization_id}`).set(key()).send({ code: "x" });
     expect(theirs.status).toBe(200);
     const res = await vote(theirs.body.request_id as string, h.tenant.organization_id, h.tenant.group_id);
-    expect(res.body).toEqual({ code: 400, message: "A valid organization_id is required." });
+    expect(res.body).toEqual({ code: 400, error: "validation_failed", message: "A valid organization_id is required." });
     // Named in its own organization, it is accepted and relayed there.
     expect((await vote(theirs.body.request_id as string, second.organization_id, second.group_id)).status).toBe(200);
     expect(received.at(-1)).toMatchObject({ organization_id: second.organization_id, group_id: second.group_id });
 
     const stranger = await request(h.app).post("/api/v2/ai/review").set("X-AX-KEY", other.token).send({ code: "x" });
     const unknown = await vote(stranger.body.request_id as string, h.tenant.organization_id, h.tenant.group_id);
-    expect(unknown.body).toEqual({ code: 404, message: "AI request not found." });
+    expect(unknown.body).toEqual({ code: 404, error: "not_found", message: "AI request not found." });
   });
 
   it("a review in an unknown group is 404, and records nothing", async () => {
     const res = await request(h.app).post(`/api/v2/ai/review?organization_id=${h.tenant.organization_id}&group_id=${other.group_id}`).set(key()).send({ code: "x" });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ code: 404, message: "Group not found." });
+    expect(res.body).toEqual({ code: 404, error: "not_found", message: "Group not found." });
   });
 });
 
@@ -127,7 +127,7 @@ describe("feedback input the schema refuses answers the design's sentences", () 
   ])("%s", async (_what, url, message) => {
     const id = await review(groupA);
     const res = await request(h.app).get(url(id)).set(key());
-    expect(res.body).toEqual({ code: 400, message });
+    expect(res.body).toEqual({ code: 400, error: "validation_failed", message });
   });
 
   it("is documented as it behaves: both query parameters required, status an enum", async () => {

@@ -25,11 +25,11 @@ describe("HTTP conventions", () => {
   it("refuses non-JSON bodies with 415, malformed JSON with 400 and oversized bodies with 413", async () => {
     const r415 = await request(h.app).post("/api/v2/scan").set(key()).set("Content-Type", "text/plain").send("git_uri=x");
     expect(r415.status).toBe(415);
-    expect(r415.body).toEqual({ code: 415, message: "Request bodies must be JSON (Content-Type: application/json)." });
+    expect(r415.body).toEqual({ code: 415, error: "unsupported_media_type", message: "Request bodies must be JSON (Content-Type: application/json)." });
 
     const r400 = await request(h.app).post("/api/v2/scan").set(key()).set("Content-Type", "application/json").send('{"git_uri": ');
     expect(r400.status).toBe(400);
-    expect(r400.body).toEqual({ code: 400, message: "Request body is not valid JSON." });
+    expect(r400.body).toEqual({ code: 400, error: "malformed_json", message: "Request body is not valid JSON." });
 
     const r413 = await request(h.app).post("/api/v2/scan").set(key()).send({ git_uri: "https://github.com/a/b", pad: "x".repeat(5000) });
     expect(r413.status).toBe(413);
@@ -39,7 +39,7 @@ describe("HTTP conventions", () => {
   it("answers unknown endpoints with 404 in the error shape", async () => {
     const r = await request(h.app).get("/api/v2/nope").set(key());
     expect(r.status).toBe(404);
-    expect(r.body).toEqual({ code: 404, message: "No such endpoint." });
+    expect(r.body).toEqual({ code: 404, error: "not_found", message: "No such endpoint." });
   });
 
   it("never echoes input values in validation errors", async () => {

@@ -67,7 +67,7 @@ describe("rate limits", () => {
     const refused = await profile(h.app, ip, token);
     expect429(refused, TOKEN_LIMIT);
     expect(refused.headers["content-type"]).toMatch(/^application\/json/);
-    expect(refused.body).toEqual({ code: 429, message: expect.stringMatching(/^Too many requests with this token; try again in \d+ seconds\.$/) });
+    expect(refused.body).toEqual({ code: 429, error: "rate_limited", message: expect.stringMatching(/^Too many requests with this token; try again in \d+ seconds\.$/) });
 
     const other = await h.member("viewer");
     expect((await profile(h.app, ip, other)).status).toBe(200);
@@ -212,7 +212,7 @@ describe("scans in flight per organization", () => {
     const third = await startScan(off.tenant.token);
     expect(third.status).toBe(429);
     expect(third.headers["retry-after"]).toBe("30");
-    expect(third.body).toEqual({ code: 429, message: expect.stringMatching(/already has 2 scans queued or running/) });
+    expect(third.body).toEqual({ code: 429, error: "too_many_scans", message: expect.stringMatching(/already has 2 scans queued or running/) });
     expect(await countScans(org)).toBe(2);
 
     // Repeating an accepted request is not a new scan, so the limit does not refuse it.
@@ -236,6 +236,6 @@ describe("scans in flight per organization", () => {
   it("answers an oversized JSON body with a clear 413", async () => {
     const r = await request(off.app).post("/api/v2/scan").set("X-AX-KEY", off.tenant.token).send({ git_uri: repo, pad: "x".repeat(5000) });
     expect(r.status).toBe(413);
-    expect(r.body).toEqual({ code: 413, message: "Request body is too large." });
+    expect(r.body).toEqual({ code: 413, error: "payload_too_large", message: "Request body is too large." });
   });
 });

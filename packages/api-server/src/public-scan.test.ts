@@ -223,7 +223,7 @@ describe("limits and URL policy", () => {
     expect((await submit(strict, { git_uri: HTTPS, branch: "main" }, ip)).status).toBe(200);
     const refused = await submit(strict, { git_uri: HTTPS }, ip);
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ code: 429, message: expect.stringMatching(/public scans from this address/) });
+    expect(refused.body).toEqual({ code: 429, error: "rate_limited", message: expect.stringMatching(/public scans from this address/) });
     // An hour's budget of 2 comes back one scan per half hour.
     expect(Number(refused.headers["retry-after"])).toBeGreaterThan(1700);
     expect(refused.headers["ratelimit-remaining"]).toBe("0");

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import type { AnyRoute } from "../src/http/route";
-import { ErrorBody } from "../src/http/schemas";
+import { ErrorBody } from "@ax/contracts";
 
 export interface JsonSchema {
   type?: string;

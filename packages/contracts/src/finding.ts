@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { withEnum } from "./api/common";
 import { bodyObject } from "./body";
 
 /** Canonical review values (DESIGN §6). Input is case-insensitive; '_', '-' and space are equivalent. */
@@ -60,19 +61,19 @@ function textSchema(field: string) {
     .max(MAX_TEXT, { message: `${field} must be at most ${MAX_TEXT} characters.` });
 }
 
-/** Body of PUT /scan/{scan_id}/finding/{finding_id}: any non-empty subset of the spec's fields. */
-export const FindingUpdateBody = bodyObject(
-    {
-      status: labelSchema("status", FINDING_STATUSES).optional(),
-      reason: textSchema("reason").optional(),
-      remediation: textSchema("remediation").optional(),
-      severity: labelSchema("severity", SEVERITIES).optional(),
-      impact: textSchema("impact").optional(),
-      likelihood: labelSchema("likelihood", LEVELS).optional(),
-      confidence: labelSchema("confidence", LEVELS).optional(),
-    }
-  )
-  .refine((b) => Object.keys(b).length > 0, { message: "Body must contain at least one updatable field." });
+/**
+ * Body of PUT /scan/{scan_id}/finding/{finding_id}: any non-empty subset of the spec's fields.
+ * The labels document their canonical values as their enum (withEnum); any spelling of them parses.
+ */
+export const FindingUpdateBody = bodyObject({
+  status: withEnum(labelSchema("status", FINDING_STATUSES).optional(), FINDING_STATUSES),
+  reason: textSchema("reason").optional(),
+  remediation: textSchema("remediation").optional(),
+  severity: withEnum(labelSchema("severity", SEVERITIES).optional(), SEVERITIES),
+  impact: textSchema("impact").optional(),
+  likelihood: withEnum(labelSchema("likelihood", LEVELS).optional(), LEVELS),
+  confidence: withEnum(labelSchema("confidence", LEVELS).optional(), LEVELS),
+}).refine((b) => Object.keys(b).length > 0, { message: "Body must contain at least one updatable field." });
 export type FindingUpdateBody = z.infer<typeof FindingUpdateBody>;
 
 export const TRIAGE_FIELDS = ["status", "reason", "remediation", "severity", "impact", "likelihood", "confidence"] as const;

@@ -6,3 +6,4 @@ export * from "./body";
 export * from "./webhook";
 export * from "./admin";
 export * from "./notices";
+export * from "./api/index";

@@ -3,9 +3,11 @@
  * answers in Markdown, line by line, from its built-in offline answerer or, when a model
  * server is configured, from its own model with the retrieved context in the prompt.
  */
+import type { ChatSpecialistName } from "@ax/contracts";
 import type { ModelProvider } from "../provider/types";
 
-export type SpecialistName = "identity" | "cwe" | "findings" | "remediation" | "appsec";
+/** The names are declared once, in contracts (CHAT_SPECIALISTS): the API and the CLI read them too. */
+export type SpecialistName = ChatSpecialistName;
 
 export interface Route {
   specialist: SpecialistName;

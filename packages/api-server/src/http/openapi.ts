@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { isRateLimitExempt } from "./rate-limit";
 import { API_PREFIX, type AnyRoute, type ResponseDoc } from "./route";
-import { ErrorBody, queryLists } from "./schemas";
+import { ErrorBody } from "@ax/contracts";
+import { queryLists } from "./schemas";
 
 /** The tags of the spec (§1), in its order; tags only this service uses follow, as routes name them. */
 const SPEC_TAGS = ["Health", "Profile", "Public Scan", "Admin", "Scan", "GenAI", "Vulnerabilities"];

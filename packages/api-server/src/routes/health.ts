@@ -1,18 +1,10 @@
 import { z } from "zod";
-import { pingDb } from "@ax/db";
 import type { AppDeps } from "../http/context";
+import { errorBody } from "../http/errors";
 import { defineRoute, type AnyRoute } from "../http/route";
+import { readiness } from "../services/health";
 
 const Check = z.enum(["ok", "failing"]);
-
-async function within<T>(ms: number, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("timeout")), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export function healthRoutes(deps: AppDeps): AnyRoute[] {
   return [
@@ -38,12 +30,8 @@ export function healthRoutes(deps: AppDeps): AnyRoute[] {
         503: { description: "Not ready.", schema: z.object({ status: z.literal("unavailable"), checks: z.object({ database: Check, redis: Check }) }) },
       },
       handler: async ({ res }) => {
-        const [database, redis] = await Promise.all([
-          within(2_000, pingDb(deps.db)).then(() => "ok" as const, () => "failing" as const),
-          within(2_000, deps.redis.ping()).then(() => "ok" as const, () => "failing" as const),
-        ]);
-        const ready = database === "ok" && redis === "ok" && !deps.lifecycle.shuttingDown;
-        res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "unavailable", checks: { database, redis } });
+        const { ready, body } = await readiness(deps);
+        res.status(ready ? 200 : 503).json(body);
         return undefined;
       },
     }),
@@ -58,7 +46,7 @@ export function healthRoutes(deps: AppDeps): AnyRoute[] {
       handler: async ({ res }) => {
         const registry = deps.metrics;
         if (!registry) {
-          res.status(404).json({ code: 404, message: "Metrics are disabled." });
+          res.status(404).json(errorBody(404, "not_found", "Metrics are disabled."));
           return undefined;
         }
         res.set("Content-Type", registry.contentType).send(await registry.metrics());

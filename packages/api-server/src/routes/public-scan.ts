@@ -1,14 +1,10 @@
 import { z } from "zod";
-import { PublicScanCreateBody, SCAN_STATES } from "@ax/contracts";
-import { findingCursorOf, listFindings } from "@ax/db";
+import { ErrorBody, Id, PublicFindingView, PublicScanCreateBody, PublicScanView, SCAN_STATES, listOf } from "@ax/contracts";
 import type { AppDeps } from "../http/context";
-import { badRequest } from "../http/errors";
 import { createRateLimiter, type RateLimiter } from "../http/rate-limit";
 import { defineRoute, type AnyRoute } from "../http/route";
-import { Cursor, ErrorBody, Id, Limit, PublicFindingView, PublicScanView, listOf } from "../http/schemas";
-import { decodeCursor, encodeCursor, presentPublicFinding } from "../services/presenters";
-import { loadPublicScan, publicScanView, startPublicScan } from "../services/public-scan";
-import { isFindingCursor } from "./findings";
+import { Cursor, Limit } from "../http/schemas";
+import { publicFindingPage, publicScanView, startPublicScan } from "../services/public-scan";
 
 const ScanParams = z.object({ scan_id: Id });
 
@@ -78,18 +74,7 @@ export function publicScanRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 200: { description: "A page of findings.", schema: listOf("findings", PublicFindingView) }, ...publicErrors },
       handler: async ({ params, query, req }) => {
         await limits().publicScan(req, "read");
-        const scan = await loadPublicScan(deps, params.scan_id);
-        const after = decodeCursor(query.cursor, isFindingCursor);
-        if (query.cursor && !after) throw badRequest("Invalid query: cursor is not valid.");
-        // Only what this scan found: findings an earlier public scan of the same repository
-        // had and this one does not ("absent", FIXED) belong to that other requester's scan.
-        const rows = await listFindings(deps.db, { organizationId: scan.organization_id, scanId: scan.id, filters: { baseline: ["new", "unchanged"] }, after, limit: query.limit + 1 });
-        const page = rows.slice(0, query.limit);
-        const last = page[page.length - 1];
-        return {
-          findings: page.map(presentPublicFinding),
-          next_cursor: rows.length > query.limit && last ? encodeCursor(findingCursorOf(last)) : null,
-        };
+        return publicFindingPage(deps, params.scan_id, query.cursor, query.limit);
       },
     }),
   ];

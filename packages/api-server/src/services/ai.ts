@@ -5,7 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { createOpenAiClient, defaultReviewModel, warmCweCatalog, relayFeedback, reviewFinding, RelayError, type CombinedVerdict, type ModelProvider, type ReviewModel } from "@ax/ai";
 import type { AiConfig } from "@ax/config";
-import { getAiRequest, getGroup, insertAiRequest, isId, upsertFeedback, type Principal } from "@ax/db";
+import type { ReviewBody, ReviewResult } from "@ax/contracts";
+import { feedbackAgreement, getAiRequest, getGroup, insertAiRequest, isId, upsertFeedback, type Principal } from "@ax/db";
 import type { Logger } from "@ax/logger";
 import type { AppDeps } from "../http/context";
 import { AppError, badRequest, notFound } from "../http/errors";
@@ -41,21 +42,13 @@ export async function warmAi(deps: AppDeps): Promise<void> {
   await warmCweCatalog();
 }
 
-export interface ReviewRequest {
-  code: string;
-  cwe_id?: string | undefined;
-  cwe_name?: string | undefined;
-  line?: string | undefined;
-  file?: string | undefined;
-}
-
 export async function reviewForCaller(
   deps: AppDeps,
   caller: { principal: Principal; organizationId: string; groupId?: string | undefined },
-  body: ReviewRequest,
+  body: ReviewBody,
   signal: AbortSignal,
   log: Logger,
-): Promise<{ class: string; confidence: number; request_id: string; model: string }> {
+): Promise<ReviewResult> {
   const groupId = caller.groupId;
   if (groupId !== undefined && (!isId(groupId) || !(await getGroup(deps.db, caller.organizationId, groupId)))) throw notFound("Group");
   const ai = aiServices(deps);
@@ -130,6 +123,16 @@ export async function submitFeedback(
   }
   // Stored whatever the relay did: agreement figures and training data do not depend on it.
   await upsertFeedback(deps.db, { requestId: request.id, userId: principal.user.id, organizationId, groupId, feedback, relayStatus, relayError });
-  if (relayStatus === "failed") throw new AppError(502, "bad_gateway", FEEDBACK_ERRORS.downstream);
+  if (relayStatus === "failed") throw new AppError(502, "downstream_failed", FEEDBACK_ERRORS.downstream);
   return { message: "Feedback submitted" };
+}
+
+/** How often users agreed with the AI, per model and per CWE or specialist (agreement rounded to 0.001). */
+export async function agreementReport(deps: AppDeps, organizationId: string) {
+  const { byModel, byKey } = await feedbackAgreement(deps.db, organizationId);
+  const present = <R extends { votes: number; agree: number }>(r: R) => ({
+    ...r,
+    agreement: r.votes > 0 ? Math.round((r.agree / r.votes) * 1000) / 1000 : 0,
+  });
+  return { by_model: byModel.map(present), by_key: byKey.map(present) };
 }

@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { Request, Response } from "express";
 import { answerChat, defaultSpecialists, type ChatDataSource, type FindingSummary, type HistoryTurn, type ScanSummary, type SpecialistName } from "@ax/ai";
+import { SESSION_ID, isChatSpecialist, type ChatBody, type ErrorBody } from "@ax/contracts";
 import {
   appendChatMessage,
   chatHistory,
@@ -30,15 +31,6 @@ import type { Logger } from "@ax/logger";
 import type { AppDeps } from "../http/context";
 import { badRequest, notFound } from "../http/errors";
 import { aiServices } from "./ai";
-
-const SPECIALIST_NAMES: readonly SpecialistName[] = ["identity", "cwe", "findings", "remediation", "appsec"];
-
-export interface ChatRequest {
-  prompt: string;
-  sessione_id?: string | undefined;
-  stream: boolean;
-  group_id?: string | undefined;
-}
 
 function iso(d: Date | string | null): string | null {
   return d === null ? null : new Date(d).toISOString();
@@ -115,41 +107,47 @@ async function scopeFor(deps: AppDeps, organizationId: string, groupId: string |
 }
 
 /** Session ids are the client's: bounded and printable (the chat body's schema checks), or we make one. */
-export const SESSION_ID = /^[\w.:@-]{1,128}$/;
-
 export function sessionIdOf(value: string | undefined): string {
   if (value === undefined) return randomUUID();
   if (!SESSION_ID.test(value)) throw badRequest("Invalid body: sessione_id must be 1–128 letters, digits or . _ : @ -.");
   return value;
 }
 
-export async function chatForCaller(
-  deps: AppDeps,
-  caller: { principal: Principal; organizationId: string },
-  body: ChatRequest,
-  req: Request,
-  res: Response,
-  log: Logger,
-): Promise<void> {
-  const scope = await scopeFor(deps, caller.organizationId, body.group_id);
-  const sessionId = sessionIdOf(body.sessione_id);
-  const user = caller.principal.user;
-  const membership = caller.principal.memberships.find((m) => m.organization_id === caller.organizationId);
-  const past = await chatHistory(deps.db, caller.organizationId, user.id, sessionId, deps.config.ai.chatHistoryTurns);
-  const history: HistoryTurn[] = past.map((m) => ({ role: m.role, content: m.content, specialist: (SPECIALIST_NAMES as readonly string[]).includes(m.specialist ?? "") ? (m.specialist as SpecialistName) : null }));
+type Caller = { principal: Principal; organizationId: string };
 
-  // The caller going away stops the answer (and any model request behind it).
+/** The session's earlier turns, oldest first; a specialist this release does not know is dropped from its turn. */
+async function historyOf(deps: AppDeps, caller: Caller, sessionId: string): Promise<HistoryTurn[]> {
+  const past = await chatHistory(deps.db, caller.organizationId, caller.principal.user.id, sessionId, deps.config.ai.chatHistoryTurns);
+  return past.map((m) => ({ role: m.role, content: m.content, specialist: isChatSpecialist(m.specialist) ? m.specialist : null }));
+}
+
+/** The model server's model per specialist, for those AI_MODEL_<SPECIALIST> names. */
+function chatModels(deps: AppDeps) {
+  const ai = aiServices(deps);
+  const models: Partial<Record<SpecialistName, { provider: NonNullable<typeof ai.provider>; name: string }>> = {};
+  if (ai.provider) for (const [name, model] of Object.entries(deps.config.ai.chatModels)) if (model) models[name as SpecialistName] = { provider: ai.provider, name: model };
+  return models;
+}
+
+/** An abort controller that fires when the caller goes away (stopping the answer and any model request behind it). */
+function abortOnLeave(req: Request, res: Response): { abort: AbortController; release: () => void } {
   const abort = new AbortController();
   const onClose = () => {
     if (!res.writableFinished) abort.abort();
   };
   res.on("close", onClose);
   req.on("aborted", onClose);
+  return { abort, release: () => res.off("close", onClose) };
+}
 
-  const ai = aiServices(deps);
-  const models: Partial<Record<SpecialistName, { provider: NonNullable<typeof ai.provider>; name: string }>> = {};
-  if (ai.provider) for (const [name, model] of Object.entries(deps.config.ai.chatModels)) if (model) models[name as SpecialistName] = { provider: ai.provider, name: model };
-
+export async function chatForCaller(deps: AppDeps, caller: Caller, body: ChatBody, req: Request, res: Response, log: Logger): Promise<void> {
+  const scope = await scopeFor(deps, caller.organizationId, body.group_id);
+  const sessionId = sessionIdOf(body.sessione_id);
+  const user = caller.principal.user;
+  const membership = caller.principal.memberships.find((m) => m.organization_id === caller.organizationId);
+  const history = await historyOf(deps, caller, sessionId);
+  const { abort, release } = abortOnLeave(req, res);
+  const models = chatModels(deps);
   const { route, lines } = answerChat({
     prompt: body.prompt,
     history,
@@ -160,12 +158,14 @@ export async function chatForCaller(
     signal: abort.signal,
     specialists: defaultSpecialists,
     models,
-    onModelError: (err) => log.warn("chat model server failed (answered offline, or the answer was cut off)", { error: err instanceof Error ? err.message : String(err) }),
+    onModelError: (err) =>
+      log.warn("chat model server failed (answered offline, or the answer was cut off)", { error: err instanceof Error ? err.message : String(err) }),
   });
   const requestId = randomUUID();
   const model = models[route.specialist]?.name ?? `offline:${route.specialist}`;
+  const turn = { organizationId: caller.organizationId, userId: user.id, sessionId, specialist: route.specialist, requestId };
   await insertAiRequest(deps.db, { id: requestId, organizationId: caller.organizationId, groupId: scope.groupId, userId: user.id, kind: "chat", model, specialist: route.specialist, sessionId });
-  await appendChatMessage(deps.db, { organizationId: caller.organizationId, userId: user.id, sessionId, role: "user", content: body.prompt, specialist: route.specialist, requestId });
+  await appendChatMessage(deps.db, { ...turn, role: "user", content: body.prompt });
 
   res.status(200);
   res.set({
@@ -175,35 +175,51 @@ export async function chatForCaller(
     "X-AI-Specialist": route.specialist,
     "Cache-Control": "no-store",
   });
+  let answer: string;
+  try {
+    answer = await writeAnswer(res, lines, { stream: body.stream, signal: abort.signal, requestId, specialist: route.specialist, log });
+  } finally {
+    release();
+  }
+  const content = abort.signal.aborted ? `${answer}\n\n_(answer interrupted: the client disconnected)_` : answer;
+  await appendChatMessage(deps.db, { ...turn, role: "assistant", content });
+  if (abort.signal.aborted) return;
+  if (body.stream) res.end();
+  else res.send(`${answer}\n`);
+}
+
+/**
+ * The answer's lines: streamed as they come (with backpressure) or gathered for one send. A
+ * failure midway ends the answer with a note (500 when nothing was sent yet). Returns the text.
+ */
+async function writeAnswer(
+  res: Response,
+  lines: AsyncIterable<string>,
+  o: { stream: boolean; signal: AbortSignal; requestId: string; specialist: string; log: Logger },
+): Promise<string> {
   const written: string[] = [];
   try {
-    if (body.stream) {
+    if (o.stream) {
       res.set("X-Accel-Buffering", "no");
       res.flushHeaders();
       for await (const line of lines) {
-        if (abort.signal.aborted) break;
+        if (o.signal.aborted) break;
         written.push(line);
-        if (!res.write(`${line}\n`)) await drained(res, abort.signal);
+        if (!res.write(`${line}\n`)) await drained(res, o.signal);
       }
     } else {
       for await (const line of lines) written.push(line);
     }
   } catch (err) {
-    if (!abort.signal.aborted) {
-      log.error("chat answer failed", { request_id: requestId, specialist: route.specialist, error: err });
-      const note = `\n> **Something went wrong while answering** (reference \`${requestId}\`). Please try again.`;
+    if (!o.signal.aborted) {
+      o.log.error("chat answer failed", { request_id: o.requestId, specialist: o.specialist, error: err });
+      const note = `\n> **Something went wrong while answering** (reference \`${o.requestId}\`). Please try again.`;
       written.push(note);
-      if (body.stream) res.write(`${note}\n`);
+      if (o.stream) res.write(`${note}\n`);
       else res.status(500);
     }
-  } finally {
-    res.off("close", onClose);
   }
-  const answer = written.join("\n");
-  await appendChatMessage(deps.db, { organizationId: caller.organizationId, userId: user.id, sessionId, role: "assistant", content: abort.signal.aborted ? `${answer}\n\n_(answer interrupted: the client disconnected)_` : answer, specialist: route.specialist, requestId });
-  if (abort.signal.aborted) return;
-  if (body.stream) res.end();
-  else res.send(`${answer}\n`);
+  return written.join("\n");
 }
 
 /** Waits for the socket to take more, or for the client to leave. */
@@ -220,8 +236,8 @@ function drained(res: Response, signal: AbortSignal): Promise<void> {
 }
 
 /** Markdown errors for the chat routes (DESIGN §4): every status answers in Markdown. */
-export function writeMarkdownError(res: Response, status: number, body: { code: number; message: string; details?: unknown }): void {
-  const details = Array.isArray(body.details) ? (body.details as { path: string; message: string }[]) : [];
+export function writeMarkdownError(res: Response, status: number, body: ErrorBody): void {
+  const details = body.details ?? [];
   const lines = [`**Error ${status}.** ${escapeInline(body.message)}`];
   if (details.length > 0) lines.push("", ...details.map((d) => `- \`${d.path.replace(/`/g, "'")}\`: ${escapeInline(d.message)}`));
   res.status(status).type("text/markdown; charset=utf-8").send(`${lines.join("\n")}\n`);

@@ -10,12 +10,16 @@ import {
   internalOrganizationId,
   isForeignKeyViolation,
   isId,
+  findingCursorOf,
+  listFindings,
   scanCounts,
   type Scan,
 } from "@ax/db";
 import type { AppDeps } from "../http/context";
-import { AppError, badRequest, notFound, unavailable } from "../http/errors";
-import { presentPublicScan, publicExpiry } from "./presenters";
+import { badRequest, notFound, queueUnavailable, tooManyScans } from "../http/errors";
+import { isFindingCursor } from "./findings";
+import { pageOf, readCursor } from "./paging";
+import { presentPublicFinding, presentPublicScan, publicExpiry } from "./presenters";
 
 /**
  * Public Scan (docs/public-scan.md): scans without a token. They belong to the internal
@@ -51,8 +55,7 @@ export async function startPublicScan(deps: AppDeps, body: PublicScanCreateBody,
   };
   const refused = (err: unknown): never => {
     if (!(err instanceof ScanLimitError)) throw err;
-    // Scans take minutes; a retry much sooner than this would only be refused again.
-    throw new AppError(429, "too_many_scans", `${err.limit} public scans are queued or running, the most allowed at once. Try again in a few minutes.`, undefined, { "Retry-After": "30" });
+    throw tooManyScans(`${err.limit} public scans are queued or running, the most allowed at once. Try again in a few minutes.`);
   };
   // The retention job deletes projects left without scans; one can go between the lookup
   // and the insert (a foreign key violation), and a second try recreates it.
@@ -64,7 +67,7 @@ export async function startPublicScan(deps: AppDeps, body: PublicScanCreateBody,
   } catch (err) {
     await deleteScanRow(deps.db, scan.id).catch(() => undefined);
     deps.logger.warn("could not enqueue public scan", { scan_id: scan.id, error: (err as Error).message });
-    throw unavailable("The scan queue is unavailable right now; try again shortly.");
+    throw queueUnavailable("The scan queue is unavailable right now; try again shortly.");
   }
   return { scan, expires_at: publicExpiry(scan, deps.config.publicScan.retentionHours) };
 }
@@ -83,4 +86,16 @@ export async function publicScanView(deps: AppDeps, scanId: string): Promise<Ret
   const scan = await loadPublicScan(deps, scanId);
   const counts = (await scanCounts(deps.db, scan.organization_id, [scan.id])).get(scan.id) ?? {};
   return presentPublicScan(scan, counts, deps.config.publicScan.retentionHours);
+}
+
+/** A page of a public scan's findings, most severe first. */
+export async function publicFindingPage(deps: AppDeps, scanId: string, cursor: string | undefined, limit: number) {
+  const scan = await loadPublicScan(deps, scanId);
+  const after = readCursor(cursor, isFindingCursor);
+  // Only what this scan found: findings an earlier public scan of the same repository
+  // had and this one does not ("absent", FIXED) belong to that other requester's scan.
+  const filters = { baseline: ["new", "unchanged"] };
+  const rows = await listFindings(deps.db, { organizationId: scan.organization_id, scanId: scan.id, filters, after, limit: limit + 1 });
+  const page = pageOf(rows, limit, findingCursorOf);
+  return { findings: page.items.map(presentPublicFinding), next_cursor: page.next_cursor };
 }

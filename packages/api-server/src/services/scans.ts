@@ -1,10 +1,29 @@
 import { createHash } from "node:crypto";
-import { checkGitUri, type ScanCreateBody } from "@ax/contracts";
-import { createScan, deleteScanRow, ensureDefaultGroup, findOrCreateProject, getGroup, isForeignKeyViolation, isId, scanCounts, ScanLimitError, type Principal, type Scan } from "@ax/db";
-import { AppError, badRequest, conflict, notFound, unavailable } from "../http/errors";
+import { SCAN_QUEUE, checkGitUri, type ScanCreateBody } from "@ax/contracts";
+import {
+  allFindings,
+  cancelScan,
+  createScan,
+  deleteScanRow,
+  ensureDefaultGroup,
+  findOrCreateProject,
+  getGroup,
+  getScan,
+  isForeignKeyViolation,
+  isId,
+  listScans,
+  scanCounts,
+  ScanLimitError,
+  type Principal,
+  type Role,
+  type Scan,
+} from "@ax/db";
+import { badRequest, conflict, notFound, queueUnavailable, tooManyScans } from "../http/errors";
 import type { AppDeps } from "../http/context";
-import { resolveOrganization } from "./access";
+import { orgIds, requireRole, resolveOrganization } from "./access";
+import { timeKeyOf, timePage } from "./paging";
 import { presentScan } from "./presenters";
+import { scanSarif } from "./sarif";
 
 export interface StartScanInput {
   body: ScanCreateBody;
@@ -57,13 +76,9 @@ export async function startScan(deps: AppDeps, principal: Principal, input: Star
     baselineCommit: input.body.baseline_commit ?? null,
   }).catch((err: unknown) => {
     if (!(err instanceof ScanLimitError)) return groupGone(err);
-    // Scans take minutes; a retry much sooner than this would only be refused again.
-    throw new AppError(
-      429,
-      "too_many_scans",
-      `This organization already has ${err.limit} scans queued or running, the most allowed at once. Wait for one to finish (or cancel one), then try again.`,
-      undefined,
-      { "Retry-After": "30" },
+    throw tooManyScans(
+      `This organization already has ${err.limit} scans queued or running, the most allowed at once. ` +
+        "Wait for one to finish (or cancel one), then try again.",
     );
   });
   if (!created) {
@@ -75,7 +90,7 @@ export async function startScan(deps: AppDeps, principal: Principal, input: Star
   } catch (err) {
     await deleteScanRow(deps.db, scan.id).catch(() => undefined);
     deps.logger.warn("could not enqueue scan", { scan_id: scan.id, error: (err as Error).message });
-    throw unavailable("The scan queue is unavailable right now; try again shortly.");
+    throw queueUnavailable("The scan queue is unavailable right now; try again shortly.");
   }
   return { scan, created };
 }
@@ -83,7 +98,7 @@ export async function startScan(deps: AppDeps, principal: Principal, input: Star
 export function parseIdempotencyKey(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (!/^[\x21-\x7e]{1,255}$/.test(value)) {
-    throw new AppError(400, "bad_request", "Idempotency-Key must be 1 to 255 visible ASCII characters.");
+    throw badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.");
   }
   return value;
 }
@@ -100,4 +115,48 @@ export async function scanViews(deps: AppDeps, organizationId: string, scans: Sc
 export async function scanView(deps: AppDeps, scan: Scan): Promise<ReturnType<typeof presentScan>> {
   const [view] = await scanViews(deps, scan.organization_id, [scan]);
   return view!;
+}
+
+/** The scan, if it belongs to one of the caller's organizations and their role allows `least`. */
+export async function loadScan(deps: AppDeps, principal: Principal, scanId: string, least: Extract<Role, "viewer" | "member"> = "viewer"): Promise<Scan> {
+  const scan = isId(scanId) ? await getScan(deps.db, orgIds(principal), scanId) : undefined;
+  if (!scan) throw notFound("Scan");
+  requireRole(principal, scan.organization_id, least);
+  return scan;
+}
+
+export interface ScanPageQuery {
+  organizationId: string;
+  groupId?: string | undefined;
+  projectId?: string | undefined;
+  state?: string | undefined;
+  cursor: string | undefined;
+  limit: number;
+}
+
+/** One page of an organization's scans, newest first, with an opaque cursor. */
+export async function scanPage(deps: AppDeps, q: ScanPageQuery): Promise<{ scans: ReturnType<typeof presentScan>[]; next_cursor: string | null }> {
+  const before = timeKeyOf(q.cursor);
+  const rows = await listScans(deps.db, { organizationId: q.organizationId, groupId: q.groupId, projectId: q.projectId, state: q.state, before, limit: q.limit + 1 });
+  const page = timePage(rows, q.limit);
+  return { scans: await scanViews(deps, q.organizationId, page.items), next_cursor: page.next_cursor };
+}
+
+/** POST /scan/{id}/cancel: 409 once the scan has ended. */
+export async function cancelScanFor(deps: AppDeps, principal: Principal, scanId: string): Promise<ReturnType<typeof presentScan>> {
+  const scan = await loadScan(deps, principal, scanId, "member");
+  const cancelled = await cancelScan(deps.db, scan.organization_id, scan.id);
+  if (!cancelled) throw conflict(`The scan has already ended (${scan.state}).`);
+  // A job not yet started is removed; a running one notices the state and stops.
+  await deps.queue.removeIfWaiting(SCAN_QUEUE, scan.id).catch(() => false);
+  return scanView(deps, cancelled);
+}
+
+/** GET /scan/{id}/sarif: the scan's findings (absent ones on request, introduced ones only on request) as SARIF. */
+export async function sarifFor(deps: AppDeps, principal: Principal, scanId: string, opts: { introduced?: boolean | undefined; includeAbsent?: boolean | undefined }) {
+  const scan = await loadScan(deps, principal, scanId);
+  const all = await allFindings(deps.db, scan.organization_id, scan.id);
+  const present = opts.includeAbsent ? all : all.filter((f) => f.baseline_state !== "absent");
+  const findings = opts.introduced === undefined ? present : present.filter((f) => f.introduced === opts.introduced);
+  return scanSarif(deps.db, scan, all, findings);
 }
