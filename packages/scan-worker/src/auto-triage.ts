@@ -10,9 +10,12 @@ import { createHash } from "node:crypto";
 import { dirname } from "node:path";
 import type { NormalizedFinding } from "@ax/contracts";
 import { RelatedIndex, fsSourceReader, reviewCode, type ReviewModel } from "@ax/ai/review";
-import type { AnalysisCache } from "@ax/scanner";
+import type { AiLabel, PgAnalysisCache } from "@ax/db";
 
-export type AiLabel = { class: string; confidence: number; model: string };
+export type { AiLabel } from "@ax/db";
+
+/** Where labels are kept: the project's analysis cache, through its pairs for labels. */
+export type LabelCache = Pick<PgAnalysisCache, "getLabels" | "putLabels" | "getCommitLabels" | "putCommitLabels">;
 
 export async function labelFindings(
   checkout: string,
@@ -33,8 +36,6 @@ export async function labelFindings(
   return labels;
 }
 
-const AI_LABEL = "ai-label";
-const AI_COMMIT_LABELS = "ai-labels";
 const modelDigests = new WeakMap<ReviewModel, string>();
 
 function modelDigest(model: ReviewModel): string {
@@ -48,45 +49,37 @@ function modelDigest(model: ReviewModel): string {
 
 /** The labels of a whole commit's findings, for a later scan of the same commit that does not clone. */
 export async function keepCommitLabels(
-  cache: AnalysisCache,
+  cache: LabelCache,
   model: ReviewModel,
   commit: string,
   labels: ReadonlyMap<string, AiLabel>,
 ): Promise<void> {
-  await cache.put(AI_COMMIT_LABELS, modelDigest(model), new Map([[commit, [Object.fromEntries(labels) as never]]])).catch(() => undefined);
+  await cache.putCommitLabels(modelDigest(model), commit, Object.fromEntries(labels)).catch(() => undefined);
 }
 
 /** The kept labels of a whole commit's findings, or undefined unless every finding has one. */
 export async function keptCommitLabels(
-  cache: AnalysisCache,
+  cache: LabelCache,
   model: ReviewModel,
   commit: string,
   findings: readonly NormalizedFinding[],
 ): Promise<Map<string, AiLabel> | undefined> {
-  const kept = (await cache.get(AI_COMMIT_LABELS, modelDigest(model), [commit]).catch(() => undefined))?.get(commit)?.[0] as unknown as
-    Record<string, AiLabel> | undefined;
+  const kept = await cache.getCommitLabels(modelDigest(model), commit).catch(() => undefined);
   if (!kept || !findings.every((f) => Object.hasOwn(kept, f.fingerprint))) return undefined;
-  return new Map(findings.map((f) => [f.fingerprint, kept[f.fingerprint] as AiLabel]));
+  return new Map(findings.map((f) => [f.fingerprint, kept[f.fingerprint]!]));
 }
 
 /**
- * The review model's labels for the findings. A label depends on the model, the finding and
- * the code of the finding's directory (its function, callers and callees are looked up
- * there): each is kept in the project's analysis cache under a digest of exactly that —
- * model, finding, and the blob ids of every file in its directory — and only findings without
- * one are labelled. Without the cache (or blob ids) every finding is labelled.
+ * The cache key of each fingerprint's first finding (the one labelled, as labelFindings does):
+ * a digest of the finding and of the blob ids of every file in its directory, or null for a
+ * file without a blob id.
  */
-export async function labelsFor(
-  checkout: string,
+function labelKeys(
   findings: readonly NormalizedFinding[],
-  model: ReviewModel,
-  kept: { cache: AnalysisCache; blobs: ReadonlyMap<string, string> } | undefined,
-  signal: AbortSignal,
-): Promise<Map<string, AiLabel>> {
-  if (!kept) return labelFindings(checkout, findings, model, signal);
-  const digest = modelDigest(model);
+  blobs: ReadonlyMap<string, string>,
+): Map<string, { finding: NormalizedFinding; key: string | null }> {
   const byDir = new Map<string, [string, string][]>();
-  for (const [path, blob] of kept.blobs) {
+  for (const [path, blob] of blobs) {
     const d = dirname(path);
     const list = byDir.get(d) ?? [];
     list.push([path, blob]);
@@ -103,35 +96,54 @@ export async function labelsFor(
     }
     return v;
   };
-  // The first finding of each fingerprint is the one labelled (as labelFindings does).
   const first = new Map<string, { finding: NormalizedFinding; key: string | null }>();
   for (const f of findings) {
     if (first.has(f.fingerprint)) continue;
-    const key = kept.blobs.has(f.file)
+    const key = blobs.has(f.file)
       ? createHash("sha256")
           .update(JSON.stringify([f.fingerprint, f.file, f.start_line, f.end_line, f.cwe_id, f.snippet, dirDigest(dirname(f.file))]))
           .digest("hex")
       : null;
     first.set(f.fingerprint, { finding: f, key });
   }
+  return first;
+}
+
+/**
+ * The review model's labels for the findings. A label depends on the model, the finding and
+ * the code of the finding's directory (its function, callers and callees are looked up
+ * there): each is kept in the project's analysis cache under a digest of exactly that —
+ * model, finding, and the blob ids of every file in its directory — and only findings without
+ * one are labelled. Without the cache (or blob ids) every finding is labelled.
+ */
+export async function labelsFor(
+  checkout: string,
+  findings: readonly NormalizedFinding[],
+  model: ReviewModel,
+  kept: { cache: LabelCache; blobs: ReadonlyMap<string, string> } | undefined,
+  signal: AbortSignal,
+): Promise<Map<string, AiLabel>> {
+  if (!kept) return labelFindings(checkout, findings, model, signal);
+  const digest = modelDigest(model);
+  const first = labelKeys(findings, kept.blobs);
   const keys = [...first.values()].map((v) => v.key).filter((k): k is string => k !== null);
-  const hits = await kept.cache.get(AI_LABEL, digest, keys).catch(() => new Map<string, unknown[]>());
+  const hits = await kept.cache.getLabels(digest, keys).catch(() => new Map<string, AiLabel>());
   const labels = new Map<string, AiLabel>();
   const missing: NormalizedFinding[] = [];
   for (const [fp, { finding, key }] of first) {
-    const hit = key ? (hits.get(key)?.[0] as AiLabel | undefined) : undefined;
+    const hit = key ? hits.get(key) : undefined;
     if (hit) labels.set(fp, hit);
     else missing.push(finding);
   }
   if (missing.length === 0) return labels;
   const fresh = await labelFindings(checkout, missing, model, signal);
-  const entries = new Map<string, AiLabel[]>();
+  const entries = new Map<string, AiLabel>();
   for (const [fp, label] of fresh) {
     labels.set(fp, label);
     const key = first.get(fp)?.key;
-    if (key) entries.set(key, [label]);
+    if (key) entries.set(key, label);
   }
-  await kept.cache.put(AI_LABEL, digest, entries as never).catch(() => undefined);
+  await kept.cache.putLabels(digest, entries).catch(() => undefined);
   // In the findings' order, as labelFindings returns them.
-  return new Map(findings.filter((f) => labels.has(f.fingerprint)).map((f) => [f.fingerprint, labels.get(f.fingerprint) as AiLabel]));
+  return new Map(findings.filter((f) => labels.has(f.fingerprint)).map((f) => [f.fingerprint, labels.get(f.fingerprint)!]));
 }
