@@ -9,7 +9,9 @@ async function main() {
   const config = loadConfig();
   const logger = createLogger(config.log);
   if (!config.database.url) {
-    throw new StartupError("start:api needs DATABASE_URL (a PostgreSQL server). The embedded database serves one process: use `npm start` for API and worker together.");
+    throw new StartupError(
+      "start:api needs DATABASE_URL (a PostgreSQL server). The embedded database serves one process: use `npm start` for API and worker together.",
+    );
   }
   const handle = await openDatabase({ url: config.database.url, dataDir: config.database.dataDir });
   await migrate(handle);

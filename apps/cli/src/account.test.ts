@@ -118,7 +118,9 @@ describe("ax groups", () => {
     expect(ambiguous.err).toMatch(/several organizations; choose one with --org: .*Acme/);
     const byName = await ax(["groups", "list", "--org", "acme", "--json"], { env: { AX_TOKEN: token } });
     expect(byName.code).toBe(0);
-    expect((JSON.parse(byName.out) as { organization_id: string }[]).every((g) => g.organization_id === h.api.tenant.organization_id)).toBe(true);
+    expect((JSON.parse(byName.out) as { organization_id: string }[]).every((g) => g.organization_id === h.api.tenant.organization_id)).toBe(
+      true,
+    );
     const forbidden = await ax(["groups", "create", "nope", "--org", other.organization_id], { env: { AX_TOKEN: token } });
     expect(forbidden.code).toBe(1);
     expect(forbidden.err).toMatch(/^ax: 403 Forbidden/);
@@ -126,7 +128,20 @@ describe("ax groups", () => {
 });
 
 describe("help and usage errors", () => {
-  const commands = [["login"], ["logout"], ["scan"], ["findings"], ["triage"], ["review"], ["chat"], ["groups"], ["groups", "list"], ["groups", "create"], ["groups", "delete"], ["admin"]];
+  const commands = [
+    ["login"],
+    ["logout"],
+    ["scan"],
+    ["findings"],
+    ["triage"],
+    ["review"],
+    ["chat"],
+    ["groups"],
+    ["groups", "list"],
+    ["groups", "create"],
+    ["groups", "delete"],
+    ["admin"],
+  ];
 
   it.each(commands)("ax %s --help explains the command", async (...command) => {
     const r = await ax([...command, "--help"], { env: NO_ENV });
@@ -139,7 +154,8 @@ describe("help and usage errors", () => {
   it("lists every command, ax admin included", async () => {
     const r = await ax(["--help"]);
     expect(r.code).toBe(0);
-    for (const c of ["login", "logout", "scan", "findings", "triage", "review", "chat", "groups", "admin"]) expect(r.out).toMatch(new RegExp(`^  ax ${c} `, "m"));
+    for (const c of ["login", "logout", "scan", "findings", "triage", "review", "chat", "groups", "admin"])
+      expect(r.out).toMatch(new RegExp(`^  ax ${c} `, "m"));
     expect((await ax(["help", "triage"])).out).toMatch(/^ax triage/);
     expect((await ax([])).code).toBe(2);
   });

@@ -26,13 +26,30 @@ afterAll(() => database.drop());
 
 describe("ax admin", () => {
   it("migrates, then builds an organization, a user, a membership and a token that works", async () => {
-    expect(ax("admin", "migrate", "--json").json()).toEqual({ applied: ["0001_init", "0002_detection", "0003_ai", "0004_dataflow", "0005_webhooks", "0006_public_scan", "0007_finding_identity", "0008_project_state", "0009_finding_list_rank", "0010_scan_diff"] });
+    expect(ax("admin", "migrate", "--json").json()).toEqual({
+      applied: [
+        "0001_init",
+        "0002_detection",
+        "0003_ai",
+        "0004_dataflow",
+        "0005_webhooks",
+        "0006_public_scan",
+        "0007_finding_identity",
+        "0008_project_state",
+        "0009_finding_list_rank",
+        "0010_scan_diff",
+      ],
+    });
     expect(ax("admin", "migrate").out).toContain("up to date");
     const org = ax("admin", "create-org", "Initech", "--json").json();
     expect(org.organization_id).toMatch(/^[0-9a-f-]{36}$/);
     const user = ax("admin", "create-user", "--email", "peter@initech.test", "--name", "Peter Gibbons", "--idp", "okta", "--json").json();
     expect(user).toMatchObject({ email: "peter@initech.test", identity_provider: "okta", is_instance_admin: false });
-    expect(ax("admin", "add-member", org.organization_id!, user.user_id!, "--role", "admin", "--json").json()).toEqual({ organization_id: org.organization_id, user_id: user.user_id, role: "admin" });
+    expect(ax("admin", "add-member", org.organization_id!, user.user_id!, "--role", "admin", "--json").json()).toEqual({
+      organization_id: org.organization_id,
+      user_id: user.user_id,
+      role: "admin",
+    });
     const token = ax("admin", "create-token", user.user_id!, "--name", "laptop", "--expires-days", "7", "--json").json();
     expect(token.token).toMatch(/^axk_/);
 
@@ -72,17 +89,45 @@ describe("ax admin", () => {
       const ids = [newId(), newId(), newId()];
       const input = (code: string) => ({ code, cwe_id: "CWE-89", file: "a.java", line: "7" });
       // Confirmed TRUE_POSITIVE → 1; rejected TRUE_POSITIVE → 0; rejected FALSE_POSITIVE → 1.
-      const cases: [string, string, boolean][] = [["TRUE_POSITIVE", "q1", true], ["TRUE_POSITIVE", "q2", false], ["FALSE_POSITIVE", "q3", false]];
+      const cases: [string, string, boolean][] = [
+        ["TRUE_POSITIVE", "q1", true],
+        ["TRUE_POSITIVE", "q2", false],
+        ["FALSE_POSITIVE", "q3", false],
+      ];
       for (const [i, [cls, code, vote]] of cases.entries()) {
-        await insertAiRequest(handle.db, { id: ids[i] as string, organizationId: boot.organization_id as string, groupId: null, userId: boot.user_id as string, kind: "review", model: "m", class: cls, input: input(code) });
-        await upsertFeedback(handle.db, { requestId: ids[i] as string, userId: boot.user_id as string, organizationId: boot.organization_id as string, groupId: boot.group_id as string, feedback: vote, relayStatus: "disabled", relayError: null });
+        await insertAiRequest(handle.db, {
+          id: ids[i] as string,
+          organizationId: boot.organization_id as string,
+          groupId: null,
+          userId: boot.user_id as string,
+          kind: "review",
+          model: "m",
+          class: cls,
+          input: input(code),
+        });
+        await upsertFeedback(handle.db, {
+          requestId: ids[i] as string,
+          userId: boot.user_id as string,
+          organizationId: boot.organization_id as string,
+          groupId: boot.group_id as string,
+          feedback: vote,
+          relayStatus: "disabled",
+          relayError: null,
+        });
       }
       const out = path.join(tmpDir(), "votes.jsonl");
       const res = ax("admin", "export-feedback", "--out", out, "--org", boot.organization_id as string, "--json");
       expect(res.code).toBe(0);
       expect(res.json()).toEqual({ file: out, examples: 3, votes: 3 });
-      const rows = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { code: string; label: number; group: string; source: string });
-      expect(rows.map((r) => [r.code, r.label]).sort()).toEqual([["q1", 1], ["q2", 0], ["q3", 1]]);
+      const rows = readFileSync(out, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { code: string; label: number; group: string; source: string });
+      expect(rows.map((r) => [r.code, r.label]).sort()).toEqual([
+        ["q1", 1],
+        ["q2", 0],
+        ["q3", 1],
+      ]);
       expect(rows.every((r) => r.source === "feedback" && r.group.startsWith("feedback/"))).toBe(true);
     } finally {
       await handle.close();

@@ -3,8 +3,21 @@ import { loadConfig } from "@ax/config";
 import { writeFile } from "node:fs/promises";
 import { voteToExample } from "@ax/ai/review";
 import { UsageError } from "./errors";
-import { addMember, bootstrap, createOrganization, createToken, createUser, getOrganization, getUser, isId, migrate, openDatabase, reviewVoteExamples, type DbHandle, type Role } from "@ax/db";
-
+import {
+  addMember,
+  bootstrap,
+  createOrganization,
+  createToken,
+  createUser,
+  getOrganization,
+  getUser,
+  isId,
+  migrate,
+  openDatabase,
+  reviewVoteExamples,
+  type DbHandle,
+  type Role,
+} from "@ax/db";
 
 export const ADMIN_HELP = `ax admin — operator commands (they read the same environment as the service)
 
@@ -102,13 +115,34 @@ export async function adminCommand(argv: string[], out: Out): Promise<number> {
     case "create-org": {
       const name = need(pos[0], "NAME");
       const { organization, group } = await withDb((h) => createOrganization(h.db, name));
-      print(out, json, { organization_id: organization.id, name: organization.name, group_id: group.id }, `Created organization "${organization.name}": ${organization.id} (default group ${group.id})`);
+      print(
+        out,
+        json,
+        { organization_id: organization.id, name: organization.name, group_id: group.id },
+        `Created organization "${organization.name}": ${organization.id} (default group ${group.id})`,
+      );
       return 0;
     }
     case "create-user": {
-      const input = { email: emailOf(v.email), displayName: need(v.name, "--name"), identityProvider: need(v.idp, "--idp"), isInstanceAdmin: v["instance-admin"] ?? false };
+      const input = {
+        email: emailOf(v.email),
+        displayName: need(v.name, "--name"),
+        identityProvider: need(v.idp, "--idp"),
+        isInstanceAdmin: v["instance-admin"] ?? false,
+      };
       const user = await withDb((h) => createUser(h.db, input));
-      print(out, json, { user_id: user.id, email: user.email, display_name: user.display_name, identity_provider: user.identity_provider, is_instance_admin: user.is_instance_admin }, `Created user ${user.email}: ${user.id}`);
+      print(
+        out,
+        json,
+        {
+          user_id: user.id,
+          email: user.email,
+          display_name: user.display_name,
+          identity_provider: user.identity_provider,
+          is_instance_admin: user.is_instance_admin,
+        },
+        `Created user ${user.email}: ${user.id}`,
+      );
       return 0;
     }
     case "add-member": {
@@ -130,11 +164,23 @@ export async function adminCommand(argv: string[], out: Out): Promise<number> {
         if (!isId(userId) || !(await getUser(h.db, userId))) throw new Error(`No user ${userId}.`);
         return createToken(h.db, { userId, name: v.name?.trim() || "cli", expiresInDays: days });
       });
-      print(out, json, { token_id: created.record.id, token: created.token, expires_at: created.record.expires_at.toISOString() }, created.token);
+      print(
+        out,
+        json,
+        { token_id: created.record.id, token: created.token, expires_at: created.record.expires_at.toISOString() },
+        created.token,
+      );
       return 0;
     }
     case "bootstrap": {
-      const input = { orgName: need(v.org, "--org"), email: emailOf(v.email), displayName: need(v.name, "--name"), identityProvider: need(v.idp, "--idp"), instanceAdmin: v["instance-admin"] ?? false, expiresInDays: expiryDays() };
+      const input = {
+        orgName: need(v.org, "--org"),
+        email: emailOf(v.email),
+        displayName: need(v.name, "--name"),
+        identityProvider: need(v.idp, "--idp"),
+        instanceAdmin: v["instance-admin"] ?? false,
+        expiresInDays: expiryDays(),
+      };
       const result = await withDb((h) => bootstrap(h.db, input));
       print(out, true, { ...result }, "");
       return 0;
@@ -146,7 +192,12 @@ export async function adminCommand(argv: string[], out: Out): Promise<number> {
       const votes = await withDb((h) => reviewVoteExamples(h.db, org));
       const examples = votes.map(voteToExample).filter((e) => e !== null);
       await writeFile(file, examples.map((e) => JSON.stringify(e)).join("\n") + (examples.length ? "\n" : ""), { mode: 0o600 });
-      print(out, json, { file, examples: examples.length, votes: votes.length }, `Wrote ${examples.length} labeled examples from ${votes.length} votes to ${file}`);
+      print(
+        out,
+        json,
+        { file, examples: examples.length, votes: votes.length },
+        `Wrote ${examples.length} labeled examples from ${votes.length} votes to ${file}`,
+      );
       return 0;
     }
     default:

@@ -30,12 +30,19 @@ describe("ax review", () => {
     expect(verdict).toMatch(/^(TRUE_POSITIVE|FALSE_POSITIVE) {2}confidence (0|1)\.\d\d$/);
     expect(detail).toMatch(new RegExp(`^lines 1-13 of ${source} · model review-lr-\\w+ · request ${UUID}$`));
 
-    const json = JSON.parse((await h.ax(["review", "--file", source, "--line", "6", "--cwe", "CWE-89", "--json"])).out) as { class: string; confidence: number; request_id: string };
+    const json = JSON.parse((await h.ax(["review", "--file", source, "--line", "6", "--cwe", "CWE-89", "--json"])).out) as {
+      class: string;
+      confidence: number;
+      request_id: string;
+    };
     expect(json.class).toBe(verdict!.split(" ")[0]);
     expect(json.confidence).toBeGreaterThanOrEqual(0);
     expect(json.confidence).toBeLessThanOrEqual(1);
     // The request id is one the service recorded: feedback on it is accepted.
-    const feedback = await fetch(`${h.url}/api/v2/ai/feedback/${json.request_id}/true?organization_id=${h.api.tenant.organization_id}&group_id=${h.api.tenant.group_id}`, { headers: { "X-AX-KEY": h.api.tenant.token } });
+    const feedback = await fetch(
+      `${h.url}/api/v2/ai/feedback/${json.request_id}/true?organization_id=${h.api.tenant.organization_id}&group_id=${h.api.tenant.group_id}`,
+      { headers: { "X-AX-KEY": h.api.tenant.token } },
+    );
     expect(feedback.status).toBe(200);
   });
 
@@ -88,7 +95,10 @@ describe("ax chat with a model server", () => {
   let withModel: CliHarness;
   beforeAll(async () => {
     model = await startFakeOpenAiServer();
-    withModel = await startCliHarness({ worker: false, env: { AI_BASE_URL: model.baseUrl, AI_MODEL_CHAT: "chat-small", AI_TIMEOUT_MS: "5000", AI_RETRIES: "0" } });
+    withModel = await startCliHarness({
+      worker: false,
+      env: { AI_BASE_URL: model.baseUrl, AI_MODEL_CHAT: "chat-small", AI_TIMEOUT_MS: "5000", AI_RETRIES: "0" },
+    });
   });
   afterAll(async () => {
     await withModel.close();

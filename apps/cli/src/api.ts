@@ -1,71 +1,49 @@
-/** The endpoints `ax` uses, typed with the fields it reads (docs/api.md has the full shapes). */
-import type { FindingStatus, ScanPhase, ScanState, Severity } from "@ax/contracts";
+/** The endpoints `ax` uses. Their shapes are the API's wire types (@ax/contracts); the CLI's types name the fields it reads. */
+import type {
+  FindingUpdated,
+  FindingView,
+  GroupDeleted,
+  GroupView,
+  MembershipView,
+  ProfileView,
+  ReviewRequestBody,
+  ReviewResult,
+  ScanCreateBody,
+  ScanStarted,
+  ScanView,
+} from "@ax/contracts";
 import type { ApiClient, Query } from "./client";
 import { CliError, EXIT } from "./errors";
 
-export interface Membership {
-  organization_id: string;
-  name: string;
-  role: "owner" | "admin" | "member" | "viewer";
-}
-
-export interface Profile {
-  user_id: string;
-  display_name: string;
-  email: string;
-  identity_provider: string;
-  organizations: Membership[];
-  token: { name: string; expires_at: string | null };
-}
-
-export interface Scan {
-  scan_id: string;
-  organization_id: string;
-  group_id: string;
-  state: ScanState;
-  phase: ScanPhase | null;
-  progress: number;
-  git_uri: string;
-  branch: string | null;
-  commit: string | null;
-  error: string | null;
-  counts: Record<string, number>;
-  duration_ms: number | null;
-}
-
-export interface Finding {
-  finding_id: string;
-  rule_id: string;
-  title: string;
-  cwe_id: string | null;
-  file: string;
-  start_line: number;
-  severity: Severity;
-  status: FindingStatus;
-  reason: string | null;
-  suppression: unknown;
-  /** "absent": the record of a finding that disappeared since the previous scan. */
-  baseline_state?: "new" | "unchanged" | "absent";
-}
-
-export interface Group {
-  group_id: string;
-  organization_id: string;
-  name: string;
-  created_at: string | null;
-}
-
-export interface ReviewResult {
-  class: "TRUE_POSITIVE" | "FALSE_POSITIVE";
-  confidence: number;
-  request_id: string;
-  model: string;
-}
+export type Membership = MembershipView;
+export type Profile = ProfileView;
+export type Scan = Pick<
+  ScanView,
+  | "scan_id"
+  | "organization_id"
+  | "group_id"
+  | "state"
+  | "phase"
+  | "progress"
+  | "git_uri"
+  | "branch"
+  | "commit"
+  | "error"
+  | "counts"
+  | "duration_ms"
+>;
+export type Finding = Pick<
+  FindingView,
+  "finding_id" | "rule_id" | "title" | "cwe_id" | "file" | "start_line" | "severity" | "status" | "reason" | "suppression"
+> &
+  Partial<Pick<FindingView, "baseline_state">>;
+export type Group = GroupView;
+export type { ReviewResult };
 
 export const getProfile = (c: ApiClient) => c.json<Profile>("GET", "/profile");
 
-export const startScan = (c: ApiClient, body: { git_uri: string; branch?: string }, query: Query) =>
-  c.json<{ scan_id: string; state: ScanState }>("POST", "/scan", { body, query });
+export const startScan = (c: ApiClient, body: Pick<ScanCreateBody, "git_uri" | "branch">, query: Query) =>
+  c.json<ScanStarted>("POST", "/scan", { body, query });
 
 export const getScan = (c: ApiClient, scanId: string) => c.json<Scan>("GET", `/scan/${encodeURIComponent(scanId)}`);
 
@@ -74,7 +52,9 @@ async function allPages<T>(c: ApiClient, path: string, key: string, query: Query
   const items: T[] = [];
   let cursor: string | undefined;
   do {
-    const page = await c.json<Record<string, unknown> & { next_cursor: string | null }>("GET", path, { query: { ...query, limit, cursor } });
+    const page = await c.json<Record<string, unknown> & { next_cursor: string | null }>("GET", path, {
+      query: { ...query, limit, cursor },
+    });
     items.push(...(page[key] as T[]));
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
@@ -91,10 +71,9 @@ export interface Sarif {
 }
 
 export const updateFinding = (c: ApiClient, scanId: string, findingId: string, patch: Record<string, string>) =>
-  c.json<{ message: string; finding: Finding }>("PUT", `/scan/${encodeURIComponent(scanId)}/finding/${encodeURIComponent(findingId)}`, { body: patch });
+  c.json<FindingUpdated>("PUT", `/scan/${encodeURIComponent(scanId)}/finding/${encodeURIComponent(findingId)}`, { body: patch });
 
-export const review = (c: ApiClient, body: { code: string; cwe_id?: string; line: string; file: string }, query: Query) =>
-  c.json<ReviewResult>("POST", "/ai/review", { body, query });
+export const review = (c: ApiClient, body: ReviewRequestBody, query: Query) => c.json<ReviewResult>("POST", "/ai/review", { body, query });
 
 const orgPath = (orgId: string) => `/organization/${encodeURIComponent(orgId)}/group`;
 
@@ -103,7 +82,7 @@ export const listGroups = (c: ApiClient, orgId: string) => allPages<Group>(c, or
 export const createGroup = (c: ApiClient, orgId: string, name: string) => c.json<Group>("POST", orgPath(orgId), { body: { name } });
 
 export const deleteGroup = (c: ApiClient, orgId: string, groupId: string) =>
-  c.json<{ message: string; group_id: string; deleted: { projects: number; scans: number; findings: number } }>("DELETE", `${orgPath(orgId)}/${encodeURIComponent(groupId)}`);
+  c.json<GroupDeleted>("DELETE", `${orgPath(orgId)}/${encodeURIComponent(groupId)}`);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

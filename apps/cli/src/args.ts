@@ -7,7 +7,9 @@ const HELP_OPTION = { help: { type: "boolean", short: "h" } } as const;
 /** node:util parseArgs with `--help` on every command and usage errors that show the command's help. */
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
-type Parsed<T extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: T & typeof HELP_OPTION; allowPositionals: true; strict: true }>>;
+type Parsed<T extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: T & typeof HELP_OPTION; allowPositionals: true; strict: true }>
+>;
 
 export function parseCommand<T extends Options>(args: string[], options: T, help: string, maxPositionals: number): Parsed<T> {
   let parsed: Parsed<T>;

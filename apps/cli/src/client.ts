@@ -2,6 +2,7 @@
  * The HTTP client: the base URL, the X-AX-KEY header, and service answers turned into
  * errors that say what to do (log in again, fix the URL) instead of a stack trace.
  */
+import type { ErrorBody, ErrorDetail } from "@ax/contracts";
 import { ApiError, CliError, EXIT } from "./errors";
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -56,7 +57,8 @@ export class ApiClient {
 
 function unreachable(baseUrl: string, e: unknown, timeoutMs: number): CliError {
   const err = e as Error & { cause?: { code?: string; message?: string } };
-  if (err.name === "TimeoutError") return new CliError(`The ax service at ${baseUrl} did not answer within ${Math.round(timeoutMs / 1000)} s.`, EXIT.unreachable);
+  if (err.name === "TimeoutError")
+    return new CliError(`The ax service at ${baseUrl} did not answer within ${Math.round(timeoutMs / 1000)} s.`, EXIT.unreachable);
   const why = err.cause?.code ?? err.cause?.message ?? err.message;
   return new CliError(
     `Cannot reach the ax service at ${baseUrl} (${why}).\nCheck the address: set it with "ax login --url URL" or the AX_URL environment variable.`,
@@ -68,10 +70,10 @@ function unreachable(baseUrl: string, e: unknown, timeoutMs: number): CliError {
 async function errorOf(res: Response, baseUrl: string): Promise<ApiError> {
   const text = await res.text().catch(() => "");
   let message = text.trim();
-  let details: { path: string; message: string }[] = [];
+  let details: ErrorDetail[] = [];
   if ((res.headers.get("content-type") ?? "").includes("json")) {
     try {
-      const body = JSON.parse(text) as { message?: string; details?: { path: string; message: string }[] };
+      const body = JSON.parse(text) as Partial<ErrorBody>;
       message = body.message ?? message;
       // Details that only repeat the message add nothing.
       details = (body.details ?? []).filter((d) => !message.includes(d.message));

@@ -29,10 +29,26 @@ describe("config file", () => {
   it("is overridden by AX_URL and AX_TOKEN, each on its own", async () => {
     const home = tmpDir();
     await writeConfigFile(configPath({ HOME: home }), { url: "http://127.0.0.1:1", token: "axk_file" });
-    expect(await resolveSettings({ HOME: home })).toMatchObject({ url: "http://127.0.0.1:1", token: "axk_file", source: { url: "file", token: "file" } });
-    expect(await resolveSettings({ HOME: home, AX_TOKEN: "axk_env" })).toMatchObject({ url: "http://127.0.0.1:1", token: "axk_env", source: { url: "file", token: "env" } });
-    expect(await resolveSettings({ HOME: home, AX_URL: "http://127.0.0.1:3" })).toMatchObject({ url: "http://127.0.0.1:3", token: "axk_file", source: { url: "env", token: "file" } });
-    expect(await resolveSettings({ HOME: tmpDir() })).toMatchObject({ url: undefined, token: undefined, source: { url: "none", token: "none" } });
+    expect(await resolveSettings({ HOME: home })).toMatchObject({
+      url: "http://127.0.0.1:1",
+      token: "axk_file",
+      source: { url: "file", token: "file" },
+    });
+    expect(await resolveSettings({ HOME: home, AX_TOKEN: "axk_env" })).toMatchObject({
+      url: "http://127.0.0.1:1",
+      token: "axk_env",
+      source: { url: "file", token: "env" },
+    });
+    expect(await resolveSettings({ HOME: home, AX_URL: "http://127.0.0.1:3" })).toMatchObject({
+      url: "http://127.0.0.1:3",
+      token: "axk_file",
+      source: { url: "env", token: "file" },
+    });
+    expect(await resolveSettings({ HOME: tmpDir() })).toMatchObject({
+      url: undefined,
+      token: undefined,
+      source: { url: "none", token: "none" },
+    });
   });
 
   it("says how to recover from a damaged file", async () => {

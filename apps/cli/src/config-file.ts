@@ -89,7 +89,8 @@ export function normalizeBaseUrl(raw: string): string {
   } catch {
     throw new CliError(`"${raw}" is not a URL; give the service's address, e.g. https://ax.example.com`, EXIT.usage);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new CliError(`The service URL must start with http:// or https:// (got "${raw}").`, EXIT.usage);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new CliError(`The service URL must start with http:// or https:// (got "${raw}").`, EXIT.usage);
   const pathname = url.pathname.replace(/\/+$/, "").replace(/\/api\/v2$/, "");
   return `${url.origin}${pathname}`;
 }

@@ -6,14 +6,38 @@ type Command = (argv: string[], io: Io) => Promise<number>;
 
 /** Loaded on use, so that `ax scan` does not pay for the database driver `ax admin` needs. */
 const COMMANDS: Record<string, { usage: string; load: () => Promise<Command> }> = {
-  login: { usage: "login [--url URL] [--token T]          check a token and store it with the URL", load: async () => (await import("./commands/login")).loginCommand },
-  logout: { usage: "logout                                  forget the stored URL and token", load: async () => (await import("./commands/login")).logoutCommand },
-  scan: { usage: "scan GIT_URI [--wait] [--fail-on SEV]    start a scan; follow it; gate CI on it", load: async () => (await import("./commands/scan")).scanCommand },
-  findings: { usage: "findings SCAN_ID [--format table|json|sarif]  a scan's findings, filtered", load: async () => (await import("./commands/findings")).findingsCommand },
-  triage: { usage: "triage SCAN_ID FINDING_ID --status S     set a finding's review status", load: async () => (await import("./commands/triage")).triageCommand },
-  review: { usage: "review --file F --line L [--cwe CWE-n]   is this reported weakness real? (AI)", load: async () => (await import("./commands/review")).reviewCommand },
-  chat: { usage: 'chat ["QUESTION"]                        the security assistant, streamed', load: async () => (await import("./commands/chat")).chatCommand },
-  groups: { usage: "groups list|create NAME|delete ID        your organization's groups", load: async () => (await import("./commands/groups")).groupsCommand },
+  login: {
+    usage: "login [--url URL] [--token T]          check a token and store it with the URL",
+    load: async () => (await import("./commands/login")).loginCommand,
+  },
+  logout: {
+    usage: "logout                                  forget the stored URL and token",
+    load: async () => (await import("./commands/login")).logoutCommand,
+  },
+  scan: {
+    usage: "scan GIT_URI [--wait] [--fail-on SEV]    start a scan; follow it; gate CI on it",
+    load: async () => (await import("./commands/scan")).scanCommand,
+  },
+  findings: {
+    usage: "findings SCAN_ID [--format table|json|sarif]  a scan's findings, filtered",
+    load: async () => (await import("./commands/findings")).findingsCommand,
+  },
+  triage: {
+    usage: "triage SCAN_ID FINDING_ID --status S     set a finding's review status",
+    load: async () => (await import("./commands/triage")).triageCommand,
+  },
+  review: {
+    usage: "review --file F --line L [--cwe CWE-n]   is this reported weakness real? (AI)",
+    load: async () => (await import("./commands/review")).reviewCommand,
+  },
+  chat: {
+    usage: 'chat ["QUESTION"]                        the security assistant, streamed',
+    load: async () => (await import("./commands/chat")).chatCommand,
+  },
+  groups: {
+    usage: "groups list|create NAME|delete ID        your organization's groups",
+    load: async () => (await import("./commands/groups")).groupsCommand,
+  },
   admin: {
     usage: "admin <command>                          operator commands against the service's database",
     load: async () => {
@@ -47,7 +71,9 @@ export async function run(argv: string[], io: Io = processIo()): Promise<number>
     }
     const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) throw new UsageError(`Unknown command "${name}".`);
-    return await (await command.load())(rest, io);
+    return await (
+      await command.load()
+    )(rest, io);
   } catch (e) {
     return report(e, io);
   }

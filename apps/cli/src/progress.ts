@@ -26,7 +26,10 @@ export function progressFrame(scan: Scan, p: Palette): string {
     if (i === current && scan.state === "running") return p.bold(`▸ ${phase}`);
     return p.dim(`· ${phase}`);
   }).join("  ");
-  const state = scan.state === "running" ? "" : `  ${scan.state === "completed" ? p.green(scan.state) : scan.state === "queued" ? scan.state : p.red(scan.state)}`;
+  const state =
+    scan.state === "running"
+      ? ""
+      : `  ${scan.state === "completed" ? p.green(scan.state) : scan.state === "queued" ? scan.state : p.red(scan.state)}`;
   return `${bar} ${String(percent).padStart(3)}%  ${phases}${state}`;
 }
 

@@ -10,7 +10,16 @@ const ANSI = /\x1b\[/;
 
 function fakeIo(opts: { tty: boolean; env?: Record<string, string> }): Io & { written: string[] } {
   const written: string[] = [];
-  return { written, out: (s) => written.push(s), err: () => undefined, env: opts.env ?? {}, stdin: new PassThrough(), stdout: new PassThrough(), stdinIsTTY: false, stdoutIsTTY: opts.tty };
+  return {
+    written,
+    out: (s) => written.push(s),
+    err: () => undefined,
+    env: opts.env ?? {},
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stdinIsTTY: false,
+    stdoutIsTTY: opts.tty,
+  };
 }
 
 const scan = (over: Partial<Scan>): Scan => ({
@@ -52,7 +61,23 @@ describe("table", () => {
 
 describe("scan summary", () => {
   // A scan's counts as GET /scan/{id} gives them: 2 suppressed and 1 fixed rows are not open.
-  const counts = { CRITICAL: 1, HIGH: 2, MEDIUM: 0, LOW: 4, INFO: 0, total: 7, new: 5, fixed: 1, suppressed: 2, introduced: 0, to_review: 6, true_positive: 1, false_positive: 3, accepted_risk: 0, marked_fixed: 1 };
+  const counts = {
+    CRITICAL: 1,
+    HIGH: 2,
+    MEDIUM: 0,
+    LOW: 4,
+    INFO: 0,
+    total: 7,
+    new: 5,
+    fixed: 1,
+    suppressed: 2,
+    introduced: 0,
+    to_review: 6,
+    true_positive: 1,
+    false_positive: 3,
+    accepted_risk: 0,
+    marked_fixed: 1,
+  };
 
   it("prints the service's counts as they are, and counts nothing itself", () => {
     expect(summaryTable(counts, palette(false)).split("\n")).toEqual([
@@ -80,10 +105,18 @@ describe("scan summary", () => {
 describe("progress", () => {
   it("draws a bar with the phases done, current and to come", () => {
     const p = palette(false);
-    expect(progressFrame(scan({ phase: "analyzing", progress: 50 }), p)).toBe(`[${"█".repeat(12)}${"░".repeat(12)}]  50%  ✔ cloning  ▸ analyzing  · storing`);
-    expect(progressFrame(scan({ state: "queued", phase: null, progress: 0 }), p)).toBe(`[${"░".repeat(24)}]   0%  · cloning  · analyzing  · storing  queued`);
-    expect(progressFrame(scan({ state: "completed", phase: "storing", progress: 100 }), p)).toBe(`[${"█".repeat(24)}] 100%  ✔ cloning  ✔ analyzing  ✔ storing  completed`);
-    expect(progressFrame(scan({ state: "failed", phase: "cloning", progress: 5 }), p)).toContain("· cloning  · analyzing  · storing  failed");
+    expect(progressFrame(scan({ phase: "analyzing", progress: 50 }), p)).toBe(
+      `[${"█".repeat(12)}${"░".repeat(12)}]  50%  ✔ cloning  ▸ analyzing  · storing`,
+    );
+    expect(progressFrame(scan({ state: "queued", phase: null, progress: 0 }), p)).toBe(
+      `[${"░".repeat(24)}]   0%  · cloning  · analyzing  · storing  queued`,
+    );
+    expect(progressFrame(scan({ state: "completed", phase: "storing", progress: 100 }), p)).toBe(
+      `[${"█".repeat(24)}] 100%  ✔ cloning  ✔ analyzing  ✔ storing  completed`,
+    );
+    expect(progressFrame(scan({ state: "failed", phase: "cloning", progress: 5 }), p)).toContain(
+      "· cloning  · analyzing  · storing  failed",
+    );
   });
 
   it("redraws one line in place on a terminal", () => {
@@ -103,7 +136,14 @@ describe("progress", () => {
   it("prints one plain line per state or phase elsewhere", () => {
     const io = fakeIo({ tty: false });
     const r = progressReporter(io, colorsFor(io));
-    for (const s of [scan({ state: "queued", phase: null, progress: 0 }), scan({ phase: "cloning", progress: 5 }), scan({ phase: "analyzing", progress: 30 }), scan({ phase: "analyzing", progress: 60 }), scan({ state: "completed", phase: "storing", progress: 100 })]) r.update(s);
+    for (const s of [
+      scan({ state: "queued", phase: null, progress: 0 }),
+      scan({ phase: "cloning", progress: 5 }),
+      scan({ phase: "analyzing", progress: 30 }),
+      scan({ phase: "analyzing", progress: 60 }),
+      scan({ state: "completed", phase: "storing", progress: 100 }),
+    ])
+      r.update(s);
     r.finish();
     expect(io.written.join("")).toBe("queued (0%)\nrunning: cloning (5%)\nrunning: analyzing (30%)\ncompleted (100%)\n");
   });

@@ -20,7 +20,11 @@ let vulnerable: string;
 beforeAll(async () => {
   h = await startCliHarness();
   // CRITICAL (SQL and command injection), HIGH (unsafe YAML load) and MEDIUM (weak hashes).
-  vulnerable = makeGitRepo({ "src/db.js": fixture("vulnerable.js"), "app/util.py": fixture("vulnerable.py"), "java/Vulnerable.java": fixture("Vulnerable.java") });
+  vulnerable = makeGitRepo({
+    "src/db.js": fixture("vulnerable.js"),
+    "app/util.py": fixture("vulnerable.py"),
+    "java/Vulnerable.java": fixture("Vulnerable.java"),
+  });
 });
 afterAll(async () => {
   await h.close();
@@ -58,8 +62,16 @@ describe("ax scan", () => {
   it("--wait follows the phases as plain lines off a terminal, then prints the scan's counts", async () => {
     // Files no earlier scan has seen (nothing cached), with enough in them to take a few polls.
     const salt = randomBytes(4).toString("hex");
-    const hashes = Array.from({ length: 200 }, (_, i) => `function h${i}_${salt}(d) { return crypto.createHash("md5").update(d).digest("hex"); }`);
-    const fresh = makeGitRepo({ "src/db.js": fixture("vulnerable.js"), "app/util.py": fixture("vulnerable.py"), "java/Vulnerable.java": fixture("Vulnerable.java"), "src/hashes.js": ['const crypto = require("crypto");', ...hashes, ""].join("\n") });
+    const hashes = Array.from(
+      { length: 200 },
+      (_, i) => `function h${i}_${salt}(d) { return crypto.createHash("md5").update(d).digest("hex"); }`,
+    );
+    const fresh = makeGitRepo({
+      "src/db.js": fixture("vulnerable.js"),
+      "app/util.py": fixture("vulnerable.py"),
+      "java/Vulnerable.java": fixture("Vulnerable.java"),
+      "src/hashes.js": ['const crypto = require("crypto");', ...hashes, ""].join("\n"),
+    });
     const r = await h.ax(["scan", fresh, "--wait"]);
     expect(r.code).toBe(0);
     expect(r.err).toBe("");
@@ -72,7 +84,9 @@ describe("ax scan", () => {
     expect(phases[phases.length - 1]).toBe("completed (100%)");
     expect(new Set(phases).size).toBe(phases.length);
     expect(r.out).toMatch(/Completed in \d+\.\d s at [0-9a-f]{12}\./);
-    expect(r.out).toMatch(/SEVERITY {2}OPEN\nCRITICAL +2\nHIGH +1\nMEDIUM +203\nLOW +0\nINFO +0\ntotal +206\n\n206 new · 0 fixed since the previous scan · 0 suppressed in the source · 0 false positive · 0 accepted risk · 0 marked fixed\n/);
+    expect(r.out).toMatch(
+      /SEVERITY {2}OPEN\nCRITICAL +2\nHIGH +1\nMEDIUM +203\nLOW +0\nINFO +0\ntotal +206\n\n206 new · 0 fixed since the previous scan · 0 suppressed in the source · 0 false positive · 0 accepted risk · 0 marked fixed\n/,
+    );
     expect(r.out).not.toContain("\x1b[");
   });
 
@@ -148,7 +162,10 @@ describe("ax findings and ax triage", () => {
 
     const sarifRun = await h.ax(["findings", scanId, "--format", "sarif", "--severity", "critical,high"]);
     expect(sarifRun.code).toBe(0);
-    const sarif = JSON.parse(sarifRun.out) as { version: string; runs: { results: { ruleId: string; properties: { severity: string; finding_id: string } }[] }[] };
+    const sarif = JSON.parse(sarifRun.out) as {
+      version: string;
+      runs: { results: { ruleId: string; properties: { severity: string; finding_id: string } }[] }[];
+    };
     expect(sarif.version).toBe("2.1.0");
     // One run per analyzer.
     const results = sarif.runs.flatMap((run) => run.results);
@@ -168,7 +185,9 @@ describe("ax findings and ax triage", () => {
 
     const bad = await h.ax(["triage", scanId, target!.finding_id, "--status", "maybe"]);
     expect(bad.code).toBe(1);
-    expect(bad.err).toMatch(/^ax: 400 Bad Request: Invalid body: status must be one of: TO REVIEW, TRUE POSITIVE, FALSE POSITIVE, ACCEPTED RISK, FIXED\.\n$/);
+    expect(bad.err).toMatch(
+      /^ax: 400 Bad Request: Invalid body: status must be one of: TO REVIEW, TRUE POSITIVE, FALSE POSITIVE, ACCEPTED RISK, FIXED\.\n$/,
+    );
     const missing = await h.ax(["triage", scanId, "00000000-0000-4000-8000-000000000000", "--status", "fixed"]);
     expect(missing.code).toBe(1);
     expect(missing.err).toBe("ax: 404 Not Found: Finding not found.\n");
@@ -176,7 +195,10 @@ describe("ax findings and ax triage", () => {
 
   it("follows the cursor through every page", async () => {
     // 520 weak hashes: more than one page of 500.
-    const lines = Array.from({ length: 520 }, (_, i) => `function h${i}(d) { return crypto.createHash("md5").update(d + ${i}).digest("hex"); }`);
+    const lines = Array.from(
+      { length: 520 },
+      (_, i) => `function h${i}(d) { return crypto.createHash("md5").update(d + ${i}).digest("hex"); }`,
+    );
     const big = makeGitRepo({ "hashes.js": ['const crypto = require("crypto");', ...lines, ""].join("\n") });
     const r = await scanJson([big, "--wait"]);
     expect(r.scan.counts).toMatchObject({ MEDIUM: 520, total: 520 });

@@ -27,12 +27,20 @@ export interface CliHarness {
   api: ApiHarness;
   url: string;
   /** Runs `ax` with HOME = `home` (a fresh temporary directory unless given), AX_URL and AX_TOKEN set unless overridden (undefined removes one). */
-  ax(args: string[], opts?: { env?: Record<string, string | undefined>; input?: string; home?: string; onOut?: (chunk: string) => void }): Promise<AxResult>;
+  ax(
+    args: string[],
+    opts?: { env?: Record<string, string | undefined>; input?: string; home?: string; onOut?: (chunk: string) => void },
+  ): Promise<AxResult>;
   close(): Promise<void>;
 }
 
 /** Spawned, never spawnSync: the API answering the child runs on this process's event loop. */
-export function runAx(args: string[], env: Record<string, string | undefined>, input = "", onOut?: (chunk: string) => void): Promise<AxResult> {
+export function runAx(
+  args: string[],
+  env: Record<string, string | undefined>,
+  input = "",
+  onOut?: (chunk: string) => void,
+): Promise<AxResult> {
   return new Promise((resolve, reject) => {
     const clean = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
     const child = spawn(process.execPath, ["apps/cli/bin/ax.js", ...args], { cwd: ROOT, env: clean, stdio: ["pipe", "pipe", "pipe"] });
@@ -58,7 +66,19 @@ export async function startCliHarness(opts: { env?: Record<string, string>; work
     api,
     url,
     ax: (args, opts = {}) =>
-      runAx(args, { PATH: process.env.PATH, HOME: opts.home ?? tmpDir("ax-home-"), AX_URL: url, AX_TOKEN: api.tenant.token, LOG_LEVEL: "error", ...opts.env }, opts.input, opts.onOut),
+      runAx(
+        args,
+        {
+          PATH: process.env.PATH,
+          HOME: opts.home ?? tmpDir("ax-home-"),
+          AX_URL: url,
+          AX_TOKEN: api.tenant.token,
+          LOG_LEVEL: "error",
+          ...opts.env,
+        },
+        opts.input,
+        opts.onOut,
+      ),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

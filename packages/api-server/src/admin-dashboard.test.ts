@@ -72,10 +72,14 @@ async function loopbackContext(): Promise<BrowserContext> {
 /** A context holding a dashboard session, obtained the way an operator would: POST /admin/session. */
 async function signedIn(readOnly = false): Promise<{ context: BrowserContext; page: Page }> {
   const context = await loopbackContext();
-  const res = await context.request.post(`${base}/api/v2/admin/session${readOnly ? "?read_only=true" : ""}`, { headers: { "X-AX-KEY": admin } });
+  const res = await context.request.post(`${base}/api/v2/admin/session${readOnly ? "?read_only=true" : ""}`, {
+    headers: { "X-AX-KEY": admin },
+  });
   expect(res.status()).toBe(200);
   const cookies = await context.cookies(`${base}/admin/queues`);
-  expect(cookies).toEqual([expect.objectContaining({ name: "ax_admin_session", path: "/admin", httpOnly: true, sameSite: "Strict", secure: false })]);
+  expect(cookies).toEqual([
+    expect.objectContaining({ name: "ax_admin_session", path: "/admin", httpOnly: true, sameSite: "Strict", secure: false }),
+  ]);
   const page = await context.newPage();
   page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
   return { context, page };

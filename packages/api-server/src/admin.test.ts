@@ -13,14 +13,18 @@ const A = "/api/v2/admin";
 const as = (token: string) => ({ "X-AX-KEY": token });
 
 beforeAll(async () => {
-  h = await createApiHarness({ env: { RATE_LIMIT_ENABLED: "false", WORKER_HEARTBEAT_MS: "200", WORKER_HEARTBEAT_TTL_MS: "1000", ADMIN_SESSION_TTL_MS: "2000" } });
+  h = await createApiHarness({
+    env: { RATE_LIMIT_ENABLED: "false", WORKER_HEARTBEAT_MS: "200", WORKER_HEARTBEAT_TTL_MS: "1000", ADMIN_SESSION_TTL_MS: "2000" },
+  });
   admin = await instanceAdminToken(h);
 }, 60_000);
 afterAll(() => h.close());
 
 const queues = async () => {
   const res = await request(h.app).get(`${A}/queues`).set(as(admin)).expect(200);
-  return Object.fromEntries((res.body.queues as { name: string; paused: boolean; counts: Record<string, number> }[]).map((q) => [q.name, q]));
+  return Object.fromEntries(
+    (res.body.queues as { name: string; paused: boolean; counts: Record<string, number> }[]).map((q) => [q.name, q]),
+  );
 };
 
 describe("who may use the Admin endpoints", () => {
@@ -89,7 +93,13 @@ describe("workers", () => {
     const w = await h.startWorker();
     const res = await request(h.app).get(`${A}/workers`).set(as(admin)).expect(200);
     const me = (res.body.workers as { worker_id: string }[]).find((x) => x.worker_id === w.id);
-    expect(me).toMatchObject({ worker_id: w.id, pid: process.pid, host: expect.any(String), concurrency: { scans: 2, webhooks: expect.any(Number), maintenance: 1 }, active_jobs: [] });
+    expect(me).toMatchObject({
+      worker_id: w.id,
+      pid: process.pid,
+      host: expect.any(String),
+      concurrency: { scans: 2, webhooks: expect.any(Number), maintenance: 1 },
+      active_jobs: [],
+    });
     expect(Date.parse((me as unknown as { started_at: string }).started_at)).toBeLessThanOrEqual(Date.now());
     await w.close(5_000);
     const after = await request(h.app).get(`${A}/workers`).set(as(admin)).expect(200);
@@ -98,13 +108,29 @@ describe("workers", () => {
 
   test("a running scan is among its worker's active jobs until it ends", async () => {
     const w = await h.startWorker();
-    const repo = makeGitRepo({ "src/app.js": "const x = req.body.code;\neval(x);\n", "src/db.js": "db.query('select ' + req.query.id);\n" });
+    const repo = makeGitRepo({
+      "src/app.js": "const x = req.body.code;\neval(x);\n",
+      "src/db.js": "db.query('select ' + req.query.id);\n",
+    });
     const scan = await request(h.app).post("/api/v2/scan").set(as(h.tenant.token)).send({ git_uri: repo }).expect(200);
     const scanId = scan.body.scan_id as string;
-    const mine = async () => ((await request(h.app).get(`${A}/workers`).set(as(admin)).expect(200)).body.workers as { worker_id: string; active_jobs: { queue: string; scan_id?: string }[] }[]).find((x) => x.worker_id === w.id);
-    const running = await waitFor(async () => (await mine())?.active_jobs.find((j) => j.scan_id === scanId), { intervalMs: 20, what: "the scan among the active jobs" });
+    const mine = async () =>
+      (
+        (await request(h.app).get(`${A}/workers`).set(as(admin)).expect(200)).body.workers as {
+          worker_id: string;
+          active_jobs: { queue: string; scan_id?: string }[];
+        }[]
+      ).find((x) => x.worker_id === w.id);
+    const running = await waitFor(async () => (await mine())?.active_jobs.find((j) => j.scan_id === scanId), {
+      intervalMs: 20,
+      what: "the scan among the active jobs",
+    });
     expect(running).toMatchObject({ queue: "scans", name: "scan.run", job_id: expect.any(String), started_at: expect.any(String) });
-    await waitFor(async () => ["completed", "failed"].includes((await request(h.app).get(`/api/v2/scan/${scanId}`).set(as(h.tenant.token))).body.state as string), { what: "the scan to end" });
+    await waitFor(
+      async () =>
+        ["completed", "failed"].includes((await request(h.app).get(`/api/v2/scan/${scanId}`).set(as(h.tenant.token))).body.state as string),
+      { what: "the scan to end" },
+    );
     await waitFor(async () => (await mine())?.active_jobs.length === 0, { what: "no active jobs" });
     await w.close(5_000);
     fs.rmSync(repo, { recursive: true, force: true });
@@ -113,9 +139,22 @@ describe("workers", () => {
   test("a worker that stops heartbeating drops out after the TTL", async () => {
     const registry = new WorkerRegistry(h.deps.redis, h.stack.config.redis.queuePrefix);
     const now = new Date().toISOString();
-    await registry.publish({ worker_id: "crashed-1", host: "gone", pid: 1, started_at: now, heartbeat_at: now, concurrency: { scans: 1 }, active_jobs: [{ queue: "scans", job_id: "j1", name: "scan.run", scan_id: "s1", started_at: now }] }, 500);
+    await registry.publish(
+      {
+        worker_id: "crashed-1",
+        host: "gone",
+        pid: 1,
+        started_at: now,
+        heartbeat_at: now,
+        concurrency: { scans: 1 },
+        active_jobs: [{ queue: "scans", job_id: "j1", name: "scan.run", scan_id: "s1", started_at: now }],
+      },
+      500,
+    );
     const listed = await request(h.app).get(`${A}/workers`).set(as(admin)).expect(200);
-    expect(listed.body.workers).toContainEqual(expect.objectContaining({ worker_id: "crashed-1", active_jobs: [expect.objectContaining({ scan_id: "s1" })] }));
+    expect(listed.body.workers).toContainEqual(
+      expect.objectContaining({ worker_id: "crashed-1", active_jobs: [expect.objectContaining({ scan_id: "s1" })] }),
+    );
     await new Promise((r) => setTimeout(r, 700));
     const later = await request(h.app).get(`${A}/workers`).set(as(admin)).expect(200);
     expect((later.body.workers as { worker_id: string }[]).map((x) => x.worker_id)).not.toContain("crashed-1");
@@ -125,7 +164,11 @@ describe("workers", () => {
 describe("failed jobs", () => {
   const SECRET_URI = "https://alice:s3cret-pw@git.example.test/acme/app.git";
   const failJobs = (n: number) => failScanJobs(h, n, `git clone ${SECRET_URI} failed: exit 128`);
-  const failed = async () => (await request(h.app).get(`${A}/queues/scans/failed`).set(as(admin)).expect(200)).body as { jobs: Record<string, unknown>[]; total: number };
+  const failed = async () =>
+    (await request(h.app).get(`${A}/queues/scans/failed`).set(as(admin)).expect(200)).body as {
+      jobs: Record<string, unknown>[];
+      total: number;
+    };
 
   test("listed with the URI redacted, retried, removed", async () => {
     const scans = h.deps.queue.queue("scans");
@@ -158,10 +201,16 @@ describe("failed jobs", () => {
     const scans = h.deps.queue.queue("scans");
     for (const id of ["all-1", "all-2"]) await scans.add("bogus", { git_uri: SECRET_URI }, { jobId: id, attempts: 1 });
     await failJobs(2);
-    expect((await request(h.app).post(`${A}/queues/scans/failed/retry`).set(as(admin)).expect(200)).body).toEqual({ message: "Failed jobs retried", retried: 2 });
+    expect((await request(h.app).post(`${A}/queues/scans/failed/retry`).set(as(admin)).expect(200)).body).toEqual({
+      message: "Failed jobs retried",
+      retried: 2,
+    });
     expect((await queues()).scans!.counts).toMatchObject({ failed: 0, waiting: 2 });
     await failJobs(2);
-    expect((await request(h.app).delete(`${A}/queues/scans/failed`).set(as(admin)).expect(200)).body).toEqual({ message: "Failed jobs removed", removed: 2 });
+    expect((await request(h.app).delete(`${A}/queues/scans/failed`).set(as(admin)).expect(200)).body).toEqual({
+      message: "Failed jobs removed",
+      removed: 2,
+    });
     expect((await queues()).scans!.counts.failed).toBe(0);
   });
 });
@@ -198,10 +247,23 @@ describe("dashboard sessions", () => {
     expect((list.body.queues as { readOnlyMode: boolean }[]).every((q) => q.readOnlyMode)).toBe(true);
 
     const full = sessionCookie((await request(h.app).post(`${A}/session`).set(as(admin)).expect(200)).headers["set-cookie"]);
-    await request(h.app).put("/admin/queues/api/queues/maintenance/pause").set("Cookie", full).set("Origin", "https://evil.example").expect(403);
-    await request(h.app).put("/admin/queues/api/queues/maintenance/pause").set("Cookie", full).set("Sec-Fetch-Site", "cross-site").expect(403);
+    await request(h.app)
+      .put("/admin/queues/api/queues/maintenance/pause")
+      .set("Cookie", full)
+      .set("Origin", "https://evil.example")
+      .expect(403);
+    await request(h.app)
+      .put("/admin/queues/api/queues/maintenance/pause")
+      .set("Cookie", full)
+      .set("Sec-Fetch-Site", "cross-site")
+      .expect(403);
     const host = "127.0.0.1:9";
-    await request(h.app).put("/admin/queues/api/queues/maintenance/pause").set("Cookie", full).set("Host", host).set("Origin", `http://${host}`).expect(200);
+    await request(h.app)
+      .put("/admin/queues/api/queues/maintenance/pause")
+      .set("Cookie", full)
+      .set("Host", host)
+      .set("Origin", `http://${host}`)
+      .expect(200);
     expect((await queues()).maintenance!.paused).toBe(true);
     await request(h.app).post(`${A}/queues/maintenance/resume`).set(as(admin)).expect(200);
   });
@@ -223,7 +285,11 @@ describe("dashboard sessions", () => {
     const token = await instanceAdminToken(h);
     const cookie = sessionCookie((await request(h.app).post(`${A}/session`).set(as(token)).expect(200)).headers["set-cookie"]);
     const me = await request(h.app).get("/api/v2/profile").set(as(token)).expect(200);
-    await h.stack.handle.db.updateTable("users").set({ is_instance_admin: false }).where("id", "=", me.body.user_id as string).execute();
+    await h.stack.handle.db
+      .updateTable("users")
+      .set({ is_instance_admin: false })
+      .where("id", "=", me.body.user_id as string)
+      .execute();
     await request(h.app).get("/admin/queues/api/queues").set("Cookie", cookie).expect(401);
     await request(h.app).post(`${A}/session`).set(as(token)).expect(403);
   });

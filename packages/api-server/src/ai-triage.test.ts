@@ -73,17 +73,29 @@ it("filters and sorts by the AI label, with cursor pagination", async () => {
   const { findings: all } = await list("?limit=500");
   for (const cls of ["TRUE_POSITIVE", "FALSE_POSITIVE"]) {
     const { findings } = await list(`?limit=500&ai_class=${cls.toLowerCase()}`);
-    expect(findings.map((f) => f.finding_id).sort()).toEqual(all.filter((f) => f.ai?.class === cls).map((f) => f.finding_id).sort());
+    expect(findings.map((f) => f.finding_id).sort()).toEqual(
+      all
+        .filter((f) => f.ai?.class === cls)
+        .map((f) => f.finding_id)
+        .sort(),
+    );
   }
   const threshold = all.map((f) => f.ai?.confidence ?? 0).sort()[Math.floor(all.length / 2)] as number;
   const { findings: sure } = await list(`?limit=500&min_ai_confidence=${threshold}`);
-  expect(sure.map((f) => f.finding_id).sort()).toEqual(all.filter((f) => (f.ai?.confidence ?? -1) >= threshold).map((f) => f.finding_id).sort());
+  expect(sure.map((f) => f.finding_id).sort()).toEqual(
+    all
+      .filter((f) => (f.ai?.confidence ?? -1) >= threshold)
+      .map((f) => f.finding_id)
+      .sort(),
+  );
 
   for (const sort of ["ai_confidence", "-ai_confidence"]) {
     const seen: Listed[] = [];
     let cursor: string | null = null;
     do {
-      const page: { findings: Listed[]; next_cursor: string | null } = await list(`?limit=2&sort=${sort}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      const page: { findings: Listed[]; next_cursor: string | null } = await list(
+        `?limit=2&sort=${sort}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
       seen.push(...page.findings);
       cursor = page.next_cursor;
     } while (cursor);
@@ -104,14 +116,22 @@ it("rejects bad AI filters with 400", async () => {
 it("never overwrites a reviewer's status on a rescan, and labels the new scan's findings", async () => {
   const { findings } = await list("?limit=1");
   const first = findings[0] as Listed;
-  const put = await request(h.app).put(`/api/v2/scan/${scanId}/finding/${first.finding_id}`).set(key()).send({ status: "FALSE POSITIVE", reason: "test fixture" });
+  const put = await request(h.app)
+    .put(`/api/v2/scan/${scanId}/finding/${first.finding_id}`)
+    .set(key())
+    .send({ status: "FALSE POSITIVE", reason: "test fixture" });
   expect(put.status).toBe(200);
   const scan = await request(h.app).get(`/api/v2/scan/${scanId}`).set(key());
   const again = await request(h.app).post("/api/v2/scan").set(key()).send({ git_uri: scan.body.git_uri });
   const second = again.body.scan_id as string;
-  await waitFor(async () => ((await request(h.app).get(`/api/v2/scan/${second}`).set(key())).body.state === "completed" ? true : undefined), { timeoutMs: 90_000, what: "rescan" });
+  await waitFor(
+    async () => ((await request(h.app).get(`/api/v2/scan/${second}`).set(key())).body.state === "completed" ? true : undefined),
+    { timeoutMs: 90_000, what: "rescan" },
+  );
   const res = await request(h.app).get(`/api/v2/scan/${second}/findings?limit=500`).set(key());
-  const carried = (res.body.findings as Listed[]).find((f) => f.file === first.file && f.start_line === first.start_line && f.cwe_id === first.cwe_id);
+  const carried = (res.body.findings as Listed[]).find(
+    (f) => f.file === first.file && f.start_line === first.start_line && f.cwe_id === first.cwe_id,
+  );
   expect(carried?.status).toBe("FALSE POSITIVE");
   expect(carried?.ai).toEqual(first.ai);
 });

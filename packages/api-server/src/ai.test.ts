@@ -55,7 +55,9 @@ const key = () => ({ "X-AX-KEY": h.tenant.token });
 
 beforeAll(async () => {
   downstream = await startDownstream();
-  h = await createApiHarness({ env: { AI_FEEDBACK_URL: downstream.url, AI_FEEDBACK_TOKEN: "fb-secret", AI_FEEDBACK_TIMEOUT_MS: "300", MAX_CODE_BYTES: "2000" } });
+  h = await createApiHarness({
+    env: { AI_FEEDBACK_URL: downstream.url, AI_FEEDBACK_TOKEN: "fb-secret", AI_FEEDBACK_TIMEOUT_MS: "300", MAX_CODE_BYTES: "2000" },
+  });
 });
 afterAll(async () => {
   await h.close();
@@ -77,7 +79,14 @@ describe("POST /api/v2/ai/review", () => {
     expect(body.confidence).toBeGreaterThanOrEqual(0);
     expect(body.confidence).toBeLessThanOrEqual(1);
     const row = await h.deps.db.selectFrom("ai_requests").selectAll().where("id", "=", body.request_id).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ kind: "review", organization_id: h.tenant.organization_id, user_id: h.tenant.user_id, cwe_id: "CWE-89", class: body.class, model: model.version });
+    expect(row).toMatchObject({
+      kind: "review",
+      organization_id: h.tenant.organization_id,
+      user_id: h.tenant.user_id,
+      cwe_id: "CWE-89",
+      class: body.class,
+      model: model.version,
+    });
     expect(row.input).toMatchObject({ code: SQLI, file: "src/Users.java", line: "4" });
   });
 
@@ -115,7 +124,16 @@ describe("POST /api/v2/ai/review with a model server", () => {
   beforeAll(async () => {
     server = await startFakeOpenAiServer();
     withLlm = await createApiHarness({
-      env: { AI_BASE_URL: server.baseUrl, AI_API_KEY: "llm-key", AI_MODEL_REVIEW: "sec-review-1b", AI_MODEL_CHAT: "chat-small", AI_MODEL_CWE: "cwe-expert", AI_REVIEW_LLM_WEIGHT: "0.5", AI_TIMEOUT_MS: "500", AI_RETRIES: "0" },
+      env: {
+        AI_BASE_URL: server.baseUrl,
+        AI_API_KEY: "llm-key",
+        AI_MODEL_REVIEW: "sec-review-1b",
+        AI_MODEL_CHAT: "chat-small",
+        AI_MODEL_CWE: "cwe-expert",
+        AI_REVIEW_LLM_WEIGHT: "0.5",
+        AI_TIMEOUT_MS: "500",
+        AI_RETRIES: "0",
+      },
     });
   });
   afterAll(async () => {
@@ -124,8 +142,15 @@ describe("POST /api/v2/ai/review with a model server", () => {
   });
 
   it("combines the server's schema-constrained verdict with the trained model's", async () => {
-    server.script({ type: "completion", content: JSON.stringify({ class: "TRUE_POSITIVE", confidence: 1, rationale: "name flows into the query" }), model: "sec-review-1b" });
-    const res = await request(withLlm.app).post("/api/v2/ai/review").set("X-AX-KEY", withLlm.tenant.token).send({ code: SQLI, cwe_id: "CWE-89" });
+    server.script({
+      type: "completion",
+      content: JSON.stringify({ class: "TRUE_POSITIVE", confidence: 1, rationale: "name flows into the query" }),
+      model: "sec-review-1b",
+    });
+    const res = await request(withLlm.app)
+      .post("/api/v2/ai/review")
+      .set("X-AX-KEY", withLlm.tenant.token)
+      .send({ code: SQLI, cwe_id: "CWE-89" });
     expect(res.status).toBe(200);
     const trained = ReviewModel.load().review({ code: SQLI, cwe_id: "CWE-89" });
     const p = Math.round((0.5 * 1 + 0.5 * trained.pTrue) * 10_000) / 10_000;
@@ -134,12 +159,18 @@ describe("POST /api/v2/ai/review with a model server", () => {
     expect(res.body.confidence).toBeCloseTo(p, 4);
     const sent = server.requests.at(-1);
     expect(sent?.headers.authorization).toBe("Bearer llm-key");
-    expect(sent?.body).toMatchObject({ model: "sec-review-1b", response_format: { type: "json_schema", json_schema: { name: "review_verdict", strict: true } } });
+    expect(sent?.body).toMatchObject({
+      model: "sec-review-1b",
+      response_format: { type: "json_schema", json_schema: { name: "review_verdict", strict: true } },
+    });
   });
 
   it("lets each chat specialist answer with its own model, grounded in what it retrieved", async () => {
     server.script({ type: "stream", deltas: ["## CWE-89 in short\n", "Use prepared ", "statements.\n"], model: "cwe-expert" });
-    const res = await request(withLlm.app).post("/api/v2/ai/chatbot").set("X-AX-KEY", withLlm.tenant.token).send({ prompt: "what is CWE-89?" });
+    const res = await request(withLlm.app)
+      .post("/api/v2/ai/chatbot")
+      .set("X-AX-KEY", withLlm.tenant.token)
+      .send({ prompt: "what is CWE-89?" });
     expect(res.status).toBe(200);
     expect(res.headers["x-ai-specialist"]).toBe("cwe");
     expect(res.text).toBe("## CWE-89 in short\nUse prepared statements.\n");
@@ -149,7 +180,11 @@ describe("POST /api/v2/ai/review with a model server", () => {
     // The catalogue's facts are in the system prompt; the question is the last user turn.
     expect(sent.messages[0]?.content).toMatch(/SQL Command/);
     expect(sent.messages.at(-1)).toEqual({ role: "user", content: "what is CWE-89?" });
-    const row = await withLlm.deps.db.selectFrom("ai_requests").select(["model", "specialist"]).where("id", "=", res.headers["x-ai-request-id"] as string).executeTakeFirstOrThrow();
+    const row = await withLlm.deps.db
+      .selectFrom("ai_requests")
+      .select(["model", "specialist"])
+      .where("id", "=", res.headers["x-ai-request-id"] as string)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ model: "cwe-expert", specialist: "cwe" });
   });
 
@@ -164,7 +199,10 @@ describe("POST /api/v2/ai/review with a model server", () => {
 
   it("falls back to the trained model alone when the server fails", async () => {
     server.script({ type: "status", status: 500, body: "boom" });
-    const res = await request(withLlm.app).post("/api/v2/ai/review").set("X-AX-KEY", withLlm.tenant.token).send({ code: SQLI, cwe_id: "CWE-89" });
+    const res = await request(withLlm.app)
+      .post("/api/v2/ai/review")
+      .set("X-AX-KEY", withLlm.tenant.token)
+      .send({ code: SQLI, cwe_id: "CWE-89" });
     expect(res.status).toBe(200);
     expect(res.body.model).toBe(ReviewModel.load().version);
   });
@@ -177,15 +215,30 @@ describe("GET /api/v2/ai/feedback/{request_id}/{status}", () => {
   it("stores the vote and relays it downstream", async () => {
     downstream.mode = "ok";
     const { request_id, model } = await review();
-    const res = await request(h.app).get(url(request_id, "true", q())).set(key());
+    const res = await request(h.app)
+      .get(url(request_id, "true", q()))
+      .set(key());
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ message: "Feedback submitted" });
-    expect(downstream.received.at(-1)).toEqual({ request_id, feedback: true, organization_id: h.tenant.organization_id, group_id: h.tenant.group_id, kind: "review", model });
+    expect(downstream.received.at(-1)).toEqual({
+      request_id,
+      feedback: true,
+      organization_id: h.tenant.organization_id,
+      group_id: h.tenant.group_id,
+      kind: "review",
+      model,
+    });
     expect(downstream.headers.at(-1)?.authorization).toBe("Bearer fb-secret");
     const vote = await h.deps.db.selectFrom("ai_feedback").selectAll().where("request_id", "=", request_id).executeTakeFirstOrThrow();
     expect(vote).toMatchObject({ feedback: true, relay_status: "relayed", user_id: h.tenant.user_id });
     // Voting again replaces the vote.
-    expect((await request(h.app).get(url(request_id, "FALSE", q())).set(key())).status).toBe(200);
+    expect(
+      (
+        await request(h.app)
+          .get(url(request_id, "FALSE", q()))
+          .set(key())
+      ).status,
+    ).toBe(200);
     const votes = await h.deps.db.selectFrom("ai_feedback").selectAll().where("request_id", "=", request_id).execute();
     expect(votes.map((v) => v.feedback)).toEqual([false]);
   });
@@ -194,7 +247,12 @@ describe("GET /api/v2/ai/feedback/{request_id}/{status}", () => {
     const { request_id } = await review();
     const cases: [string, Record<string, string>, number, string][] = [
       [url(request_id, "true", `?group_id=${h.tenant.group_id}`), key(), 400, "A valid organization_id is required."],
-      [url(request_id, "true", `?organization_id=not-an-id&group_id=${h.tenant.group_id}`), key(), 400, "A valid organization_id is required."],
+      [
+        url(request_id, "true", `?organization_id=not-an-id&group_id=${h.tenant.group_id}`),
+        key(),
+        400,
+        "A valid organization_id is required.",
+      ],
       [url(request_id, "true", `?organization_id=${h.tenant.organization_id}`), key(), 400, "A valid group_id is required."],
       [url(request_id, "maybe", q()), key(), 400, "status must be true or false."],
       [url(request_id, "true", q()), {}, 401, "A valid personal access token is required in the X-AX-KEY header."],
@@ -210,7 +268,9 @@ describe("GET /api/v2/ai/feedback/{request_id}/{status}", () => {
     for (const mode of ["fail", "hang"] as const) {
       downstream.mode = mode;
       const { request_id } = await review();
-      const res = await request(h.app).get(url(request_id, "false", q())).set(key());
+      const res = await request(h.app)
+        .get(url(request_id, "false", q()))
+        .set(key());
       expect(res.status).toBe(502);
       expect(res.body).toEqual({ code: 502, error: "downstream_failed", message: "Failed to make request to downstream API." });
       const vote = await h.deps.db.selectFrom("ai_feedback").selectAll().where("request_id", "=", request_id).executeTakeFirstOrThrow();
@@ -224,12 +284,22 @@ describe("GET /api/v2/ai/feedback/{request_id}/{status}", () => {
     const theirs = await request(h.app).post("/api/v2/ai/review").set("X-AX-KEY", other.token).send({ code: SQLI });
     const mine = await review();
     // Their request id under my organization: not found.
-    expect((await request(h.app).get(url(theirs.body.request_id as string, "true", q())).set(key())).status).toBe(404);
+    expect(
+      (
+        await request(h.app)
+          .get(url(theirs.body.request_id as string, "true", q()))
+          .set(key())
+      ).status,
+    ).toBe(404);
     // My request under their organization (I am not a member): an invalid organization.
-    const res = await request(h.app).get(url(mine.request_id, "true", `?organization_id=${other.organization_id}&group_id=${other.group_id}`)).set(key());
+    const res = await request(h.app)
+      .get(url(mine.request_id, "true", `?organization_id=${other.organization_id}&group_id=${other.group_id}`))
+      .set(key());
     expect(res.body).toEqual({ code: 400, error: "validation_failed", message: "A valid organization_id is required." });
     // Their group under my organization: an invalid group.
-    const g = await request(h.app).get(url(mine.request_id, "true", `?organization_id=${h.tenant.organization_id}&group_id=${other.group_id}`)).set(key());
+    const g = await request(h.app)
+      .get(url(mine.request_id, "true", `?organization_id=${h.tenant.organization_id}&group_id=${other.group_id}`))
+      .set(key());
     expect(g.body).toEqual({ code: 400, error: "validation_failed", message: "A valid group_id is required." });
   });
 

@@ -1,3 +1,4 @@
+import { ERROR_KINDS } from "@ax/contracts";
 import { loadConfig } from "@ax/config";
 import { apiRoutes, API_VERSION } from "./app";
 import type { AppDeps } from "./http/context";
@@ -18,11 +19,13 @@ export function renderApiMarkdown(): string {
     "service serves the same as OpenAPI 3.1 at `GET /api/v2/openapi.json` and as a page at `GET /api/v2/docs`.",
     "",
     "Authentication: every endpoint not marked *public* needs a personal access token in the `X-AX-KEY` header.",
-    "Errors are `{\"code\": <status>, \"message\": \"…\"}`, with `details: [{path, message}]` for invalid input.",
+    'Errors are `{"code": <status>, "error": "<kind>", "message": "…"}`, with `details: [{path, message}]` for invalid input;',
+    "`error` is one of the stable kinds listed under [Errors](#errors) (the chat endpoints answer errors in Markdown).",
     "The token is checked before any input: without a valid one the answer is 401, whatever the body. Unknown query",
     "parameters are refused (400) like unknown body fields. A method an existing path does not take is 405 with `Allow`.",
     "Every response carries `X-Request-Id`.",
     "",
+    ...errorSection(),
   ];
   const byTag = new Map<string, string[]>();
   type ParamSchema = { type?: string; enum?: unknown[]; pattern?: string; items?: ParamSchema };
@@ -61,6 +64,29 @@ export function renderApiMarkdown(): string {
     byTag.set(tag, [...(byTag.get(tag) ?? []), ...out]);
   }
   for (const [tag, section] of byTag) lines.push(`## ${tag}`, "", ...section);
-  lines.push("## Documents", "", "### GET /api/v2/openapi.json — public", "", "The OpenAPI 3.1 document.", "", "### GET /api/v2/docs — public", "", "A human-readable reference page.", "");
+  lines.push(
+    "## Documents",
+    "",
+    "### GET /api/v2/openapi.json — public",
+    "",
+    "The OpenAPI 3.1 document.",
+    "",
+    "### GET /api/v2/docs — public",
+    "",
+    "A human-readable reference page.",
+    "",
+  );
   return lines.join("\n");
+}
+
+/** The stable error kinds (contracts' ERROR_KINDS): what clients branch on. */
+function errorSection(): string[] {
+  return [
+    "## Errors",
+    "",
+    "| `error` | Status | Meaning |",
+    "|---|---|---|",
+    ...Object.entries(ERROR_KINDS).map(([kind, k]) => `| \`${kind}\` | ${k.status} | ${k.description} |`),
+    "",
+  ];
 }

@@ -29,7 +29,17 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const CHAT_PATH = new RegExp(`^${API_PREFIX}/[^/]+/chatbot/?$`, "i");
 
 export function apiRoutes(deps: AppDeps): AnyRoute[] {
-  return [...healthRoutes(deps), ...profileRoutes(deps), ...scanRoutes(deps), ...findingRoutes(deps), ...groupRoutes(deps), ...webhookRoutes(deps), ...aiRoutes(deps), ...publicScanRoutes(deps), ...adminRoutes(deps)];
+  return [
+    ...healthRoutes(deps),
+    ...profileRoutes(deps),
+    ...scanRoutes(deps),
+    ...findingRoutes(deps),
+    ...groupRoutes(deps),
+    ...webhookRoutes(deps),
+    ...aiRoutes(deps),
+    ...publicScanRoutes(deps),
+    ...adminRoutes(deps),
+  ];
 }
 
 /** The Express app; no I/O happens here (main.ts connects and listens). */

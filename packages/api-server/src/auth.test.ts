@@ -1,7 +1,22 @@
 // Real PostgreSQL and Redis. The matrix is built from the app's own route table, so a new
 // endpoint is covered the day it is added.
 import request from "supertest";
-import { createScan, createToken, createWebhook, findOrCreateProject, generateToken, getFinding, getGroup, getWebhook, insertAiRequest, listTokens, markRunning, newId, revokeToken, storeScanResults } from "@ax/db";
+import {
+  createScan,
+  createToken,
+  createWebhook,
+  findOrCreateProject,
+  generateToken,
+  getFinding,
+  getGroup,
+  getWebhook,
+  insertAiRequest,
+  listTokens,
+  markRunning,
+  newId,
+  revokeToken,
+  storeScanResults,
+} from "@ax/db";
 import { apiRoutes } from "./app";
 import { queryNames, type AnyRoute } from "./http/route";
 import { createApiHarness, SEED_FINDING, type ApiHarness } from "@ax/testkit/api";
@@ -18,16 +33,61 @@ beforeAll(async () => {
   h = await createApiHarness();
   const db = h.stack.handle.db;
   const t = h.tenant;
-  const project = await findOrCreateProject(db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: "file:///repo", name: "repo" });
-  const { scan } = await createScan(db, { organizationId: t.organization_id, groupId: t.group_id, projectId: project.id, createdBy: t.user_id, gitUri: "file:///repo", branch: null, idempotencyKey: null, requestHash: null });
+  const project = await findOrCreateProject(db, {
+    organizationId: t.organization_id,
+    groupId: t.group_id,
+    gitUrl: "file:///repo",
+    name: "repo",
+  });
+  const { scan } = await createScan(db, {
+    organizationId: t.organization_id,
+    groupId: t.group_id,
+    projectId: project.id,
+    createdBy: t.user_id,
+    gitUri: "file:///repo",
+    branch: null,
+    idempotencyKey: null,
+    requestHash: null,
+  });
   await markRunning(db, scan.id);
-  await storeScanResults(db, { scanId: scan.id, projectId: project.id, organizationId: t.organization_id, findings: [seedFinding], analyzers: [], languages: ["javascript"] });
+  await storeScanResults(db, {
+    scanId: scan.id,
+    projectId: project.id,
+    organizationId: t.organization_id,
+    findings: [seedFinding],
+    analyzers: [],
+    languages: ["javascript"],
+  });
   const finding = (await db.selectFrom("findings").select("id").where("scan_id", "=", scan.id).executeTakeFirstOrThrow()).id;
   const token = (await listTokens(db, t.user_id))[0]!;
   const aiRequest = newId();
-  await insertAiRequest(db, { id: aiRequest, organizationId: t.organization_id, groupId: null, userId: t.user_id, kind: "review", model: "m", input: { code: "x" } });
-  const webhook = await createWebhook(db, { organizationId: t.organization_id, url: "https://hooks.example.test/ax", events: ["scan.completed"], secret: "whsec_seed", createdBy: t.user_id });
-  Object.assign(ids, { organization_id: t.organization_id, group_id: t.group_id, project_id: project.id, scan_id: scan.id, finding_id: finding, token_id: token.id, request_id: aiRequest, webhook_id: webhook.id, status: "true" });
+  await insertAiRequest(db, {
+    id: aiRequest,
+    organizationId: t.organization_id,
+    groupId: null,
+    userId: t.user_id,
+    kind: "review",
+    model: "m",
+    input: { code: "x" },
+  });
+  const webhook = await createWebhook(db, {
+    organizationId: t.organization_id,
+    url: "https://hooks.example.test/ax",
+    events: ["scan.completed"],
+    secret: "whsec_seed",
+    createdBy: t.user_id,
+  });
+  Object.assign(ids, {
+    organization_id: t.organization_id,
+    group_id: t.group_id,
+    project_id: project.id,
+    scan_id: scan.id,
+    finding_id: finding,
+    token_id: token.id,
+    request_id: aiRequest,
+    webhook_id: webhook.id,
+    status: "true",
+  });
 
   other = await h.otherTenant();
   const expired = await createToken(db, { userId: t.user_id, name: "expired", expiresInDays: -1 });
@@ -85,7 +145,13 @@ function call(r: AnyRoute, token: string | undefined, query = "") {
 describe("authentication on every non-public endpoint", () => {
   it("covers the endpoints of the spec", () => {
     const names = routes.map((r) => `${r.method.toUpperCase()} ${r.path}`);
-    expect(names).toEqual(expect.arrayContaining(["POST /scan", "PUT /scan/:scan_id/finding/:finding_id", "DELETE /organization/:organization_id/group/:group_id"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "POST /scan",
+        "PUT /scan/:scan_id/finding/:finding_id",
+        "DELETE /organization/:organization_id/group/:group_id",
+      ]),
+    );
     expect(routes.length).toBeGreaterThanOrEqual(15);
   });
 
@@ -102,7 +168,9 @@ describe("authentication on every non-public endpoint", () => {
       }
     }
     expect(failures).toEqual([]);
-    process.stdout.write(`[reliability] authentication: ${routes.length * (Object.keys(badTokens).length + 1)} requests with a missing or bad token on ${routes.length} endpoints, ${failures.length} let through\n`);
+    process.stdout.write(
+      `[reliability] authentication: ${routes.length * (Object.keys(badTokens).length + 1)} requests with a missing or bad token on ${routes.length} endpoints, ${failures.length} let through\n`,
+    );
   });
 
   it("answers 404 to another tenant for every object of this one, and changes nothing", async () => {
@@ -122,7 +190,9 @@ describe("authentication on every non-public endpoint", () => {
       if (res.status !== 404) failures.push(`${r.method} ${r.path}: ${res.status}`);
     }
     expect(failures).toEqual([]);
-    process.stdout.write(`[reliability] tenant isolation (path ids): ${routes.length} endpoints tried with another tenant's token, ${failures.length} successes\n`);
+    process.stdout.write(
+      `[reliability] tenant isolation (path ids): ${routes.length} endpoints tried with another tenant's token, ${failures.length} successes\n`,
+    );
     const db = h.stack.handle.db;
     expect((await getFinding(db, ids.organization_id!, ids.scan_id!, ids.finding_id!))?.status).toBe("TO REVIEW");
     expect(await getGroup(db, ids.organization_id!, ids.group_id!)).toBeDefined();
@@ -139,9 +209,15 @@ describe("authentication on every non-public endpoint", () => {
       expect({ route: `${r.method} ${r.path}`, status: res.status }).toEqual({ route: `${r.method} ${r.path}`, status: 403 });
     }
     // Admin (instance admins only, 403 to every organization role): admin.test.ts.
-    const reads = routes.filter((r) => (r.method === "get" || VIEWER_POSTS.has(r.path)) && !ADMIN_READS.has(r.path) && !r.tags.includes("Admin"));
+    const reads = routes.filter(
+      (r) => (r.method === "get" || VIEWER_POSTS.has(r.path)) && !ADMIN_READS.has(r.path) && !r.tags.includes("Admin"),
+    );
     for (const r of reads) {
-      const query = r.path.startsWith("/ai/feedback") ? `?organization_id=${ids.organization_id}&group_id=${ids.group_id}` : r.path.includes(":") && !r.path.startsWith("/ai/") ? "" : orgQuery(r);
+      const query = r.path.startsWith("/ai/feedback")
+        ? `?organization_id=${ids.organization_id}&group_id=${ids.group_id}`
+        : r.path.includes(":") && !r.path.startsWith("/ai/")
+          ? ""
+          : orgQuery(r);
       const res = await call(r, viewer, query);
       expect({ route: r.path, status: res.status }).toEqual({ route: r.path, status: 200 });
     }

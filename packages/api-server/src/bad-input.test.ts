@@ -4,7 +4,16 @@
 import { Writable } from "node:stream";
 import request from "supertest";
 import winston from "winston";
-import { PUBLIC_ORG_KEY, createScan, createToken, createUser, ensureInternalOrganization, findOrCreateProject, markRunning, storeScanResults } from "@ax/db";
+import {
+  PUBLIC_ORG_KEY,
+  createScan,
+  createToken,
+  createUser,
+  ensureInternalOrganization,
+  findOrCreateProject,
+  markRunning,
+  storeScanResults,
+} from "@ax/db";
 import { SEVERITIES, type NormalizedFinding } from "@ax/contracts";
 import { buildApp } from "./app";
 import { createApiHarness, SEED_FINDING, type ApiHarness } from "@ax/testkit/api";
@@ -23,8 +32,25 @@ beforeAll(async () => {
   h = await createApiHarness({ env: { MAX_BODY_BYTES: "4096" } });
   const db = h.stack.handle.db;
   const t = h.tenant;
-  const project = await findOrCreateProject(db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: "file:///repo", name: "repo" });
-  const scan = async () => (await createScan(db, { organizationId: t.organization_id, groupId: t.group_id, projectId: project.id, createdBy: t.user_id, gitUri: "file:///repo", branch: null, idempotencyKey: null, requestHash: null })).scan.id;
+  const project = await findOrCreateProject(db, {
+    organizationId: t.organization_id,
+    groupId: t.group_id,
+    gitUrl: "file:///repo",
+    name: "repo",
+  });
+  const scan = async () =>
+    (
+      await createScan(db, {
+        organizationId: t.organization_id,
+        groupId: t.group_id,
+        projectId: project.id,
+        createdBy: t.user_id,
+        gitUri: "file:///repo",
+        branch: null,
+        idempotencyKey: null,
+        requestHash: null,
+      })
+    ).scan.id;
   scanId = await scan();
   await markRunning(db, scanId);
   await storeScanResults(db, {
@@ -44,8 +70,24 @@ beforeAll(async () => {
   queuedScanId = await scan();
 
   const pub = await ensureInternalOrganization(db, PUBLIC_ORG_KEY);
-  const pubProject = await findOrCreateProject(db, { organizationId: pub.organizationId, groupId: pub.groupId, gitUrl: "https://git.example.test/p/r", name: "r" });
-  publicScanId = (await createScan(db, { organizationId: pub.organizationId, groupId: pub.groupId, projectId: pubProject.id, createdBy: null, gitUri: "https://git.example.test/p/r", branch: null, idempotencyKey: null, requestHash: null })).scan.id;
+  const pubProject = await findOrCreateProject(db, {
+    organizationId: pub.organizationId,
+    groupId: pub.groupId,
+    gitUrl: "https://git.example.test/p/r",
+    name: "r",
+  });
+  publicScanId = (
+    await createScan(db, {
+      organizationId: pub.organizationId,
+      groupId: pub.groupId,
+      projectId: pubProject.id,
+      createdBy: null,
+      gitUri: "https://git.example.test/p/r",
+      branch: null,
+      idempotencyKey: null,
+      requestHash: null,
+    })
+  ).scan.id;
 
   const admin = await createUser(db, { email: "ops@acme.test", displayName: "Ops", identityProvider: "local", isInstanceAdmin: true });
   adminToken = (await createToken(db, { userId: admin.id, name: "ops", expiresInDays: 1 })).token;
@@ -61,7 +103,11 @@ function appWithLogs(): { app: ReturnType<typeof buildApp>; entries: Record<stri
       done();
     },
   });
-  const logger = winston.createLogger({ level: "silly", format: winston.format.json(), transports: [new winston.transports.Stream({ stream })] });
+  const logger = winston.createLogger({
+    level: "silly",
+    format: winston.format.json(),
+    transports: [new winston.transports.Stream({ stream })],
+  });
   return { app: buildApp({ ...h.deps, logger }), entries };
 }
 
@@ -72,10 +118,18 @@ describe("malformed percent-escapes", () => {
     const { app, entries } = appWithLogs();
     for (const bad of MALFORMED) {
       const anonymous = await request(app).get(`/api/v2/scan/${bad}`);
-      expect({ bad, status: anonymous.status, body: anonymous.body }).toEqual({ bad, status: 401, body: { code: 401, message: expect.stringMatching(/X-AX-KEY/) } });
+      expect({ bad, status: anonymous.status, body: anonymous.body }).toEqual({
+        bad,
+        status: 401,
+        body: { code: 401, error: "unauthorized", message: expect.stringMatching(/X-AX-KEY/) },
+      });
       const res = await request(app).get(`/api/v2/scan/${bad}/findings`).set(key());
       expect({ bad, status: res.status }).toEqual({ bad, status: 400 });
-      expect(res.body).toEqual({ code: 400, error: "validation_failed", message: "Invalid path: it contains a malformed percent-escape (a % must start a UTF-8 byte as %XX)." });
+      expect(res.body).toEqual({
+        code: 400,
+        error: "validation_failed",
+        message: "Invalid path: it contains a malformed percent-escape (a % must start a UTF-8 byte as %XX).",
+      });
       // Public routes have no token to check first.
       const pub = await request(app).get(`/api/v2/public/scan/${bad}`);
       expect({ bad, status: pub.status }).toEqual({ bad, status: 400 });
@@ -92,7 +146,11 @@ describe("malformed percent-escapes", () => {
     const { app, entries } = appWithLogs();
     const res = await request(app).get("/admin/queues/api/queues/%FF/%FF").set("X-AX-KEY", adminToken).set("Accept", "application/json");
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ code: 400, error: "validation_failed", message: "Invalid path: it contains a malformed percent-escape (a % must start a UTF-8 byte as %XX)." });
+    expect(res.body).toEqual({
+      code: 400,
+      error: "validation_failed",
+      message: "Invalid path: it contains a malformed percent-escape (a % must start a UTF-8 byte as %XX).",
+    });
     expect(entries.filter((e) => e.level === "error" || e.level === "warn")).toEqual([]);
     expect(JSON.stringify(entries)).not.toContain("%FF");
   });
@@ -101,7 +159,15 @@ describe("malformed percent-escapes", () => {
     const { app, entries } = appWithLogs();
     for (const q of ["file=%FF", "file=src%2", "rule=a%ZZb", "%FF=1"]) {
       const res = await request(app).get(`/api/v2/scan/${scanId}/findings?${q}`).set(key());
-      expect({ q, status: res.status, body: res.body }).toEqual({ q, status: 400, body: { code: 400, message: "Invalid query: a parameter contains a malformed percent-escape (a % must start a UTF-8 byte as %XX)." } });
+      expect({ q, status: res.status, body: res.body }).toEqual({
+        q,
+        status: 400,
+        body: {
+          code: 400,
+          error: "validation_failed",
+          message: "Invalid query: a parameter contains a malformed percent-escape (a % must start a UTF-8 byte as %XX).",
+        },
+      });
       expect((await request(app).get(`/api/v2/scan/${scanId}/findings?${q}`)).status).toBe(401);
     }
     // Well-formed escapes still work.
@@ -149,13 +215,19 @@ describe("unknown query parameters", () => {
     expect(typo.status).toBe(400);
     expect(typo.body.message).toMatch(/^Invalid query: Unknown query parameter: severty\. This endpoint takes: .*severity/);
     const none = await request(h.app).get("/api/v2/profile?verbose=1").set(key());
-    expect(none.body).toEqual({ code: 400, error: "validation_failed", message: "Invalid query: Unknown query parameter: verbose. This endpoint takes no query parameters." });
+    expect(none.body).toEqual({
+      code: 400,
+      error: "validation_failed",
+      message: "Invalid query: Unknown query parameter: verbose. This endpoint takes no query parameters.",
+    });
     expect((await request(h.app).get("/api/v2/profile?verbose=1")).status).toBe(401);
     expect((await request(h.app).get("/api/v2/health?probe=1")).status).toBe(400);
   });
 
   it("never quote a name that is not plain, nor a value", async () => {
-    const odd = await request(h.app).get(`/api/v2/scan/${scanId}?${encodeURIComponent("<b>x</b>")}=1&x=secret-value`).set(key());
+    const odd = await request(h.app)
+      .get(`/api/v2/scan/${scanId}?${encodeURIComponent("<b>x</b>")}=1&x=secret-value`)
+      .set(key());
     expect(odd.status).toBe(400);
     expect(odd.body.message).toBe("Invalid query: Unknown query parameter. This endpoint takes no query parameters.");
     // A token in the query is refused as what it is, an unknown parameter, and not quoted.
@@ -184,7 +256,14 @@ describe("authentication before the body", () => {
     }
     // With a token, the body's own error.
     expect((await request(h.app).put(url()).set(key()).set("Content-Type", "application/json").send('{"status": ')).status).toBe(400);
-    expect((await request(h.app).put(url()).set(key()).send({ reason: "x".repeat(10_000) })).status).toBe(413);
+    expect(
+      (
+        await request(h.app)
+          .put(url())
+          .set(key())
+          .send({ reason: "x".repeat(10_000) })
+      ).status,
+    ).toBe(413);
     expect((await request(h.app).put(url()).set(key()).set("Content-Type", "text/plain").send("status=FIXED")).status).toBe(415);
   });
 
@@ -197,7 +276,8 @@ describe("authentication before the body", () => {
 });
 
 describe("If-Match", () => {
-  const put = (ifMatch: string, body: object) => request(h.app).put(`/api/v2/scan/${scanId}/finding/${findingId}`).set(key()).set("If-Match", ifMatch).send(body);
+  const put = (ifMatch: string, body: object) =>
+    request(h.app).put(`/api/v2/scan/${scanId}/finding/${findingId}`).set(key()).set("If-Match", ifMatch).send(body);
 
   it("`*` matches any current version", async () => {
     const res = await put("*", { reason: "checked with If-Match: *" });
@@ -211,13 +291,22 @@ describe("If-Match", () => {
   it("leaves the body's rules as they were: unknown fields and an empty body are 400", async () => {
     expect((await put("*", { reason: "x", verdict: "ok" })).body.message).toBe("Invalid body: Unknown field: verdict.");
     expect((await put("*", {})).body.message).toBe("Invalid body: Body must contain at least one updatable field.");
-    expect((await put("*", { status: "nope" })).body.message).toBe("Invalid body: status must be one of: TO REVIEW, TRUE POSITIVE, FALSE POSITIVE, ACCEPTED RISK, FIXED.");
+    expect((await put("*", { status: "nope" })).body.message).toBe(
+      "Invalid body: status must be one of: TO REVIEW, TRUE POSITIVE, FALSE POSITIVE, ACCEPTED RISK, FIXED.",
+    );
   });
 
   it("a stale version is 412, anything else that is not a version is 400 saying what it takes", async () => {
-    expect((await put('"999"', { reason: "stale" })).status).toBe(412);
+    const stale = await put('"999"', { reason: "stale" });
+    expect(stale.status).toBe(412);
+    expect(stale.body).toEqual({
+      code: 412,
+      error: "precondition_failed",
+      message: expect.stringMatching(/^The finding was changed meanwhile/),
+    });
     const bad = await put("abc", { reason: "x" });
     expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe("validation_failed");
     expect(bad.body.message).toBe("If-Match must be * or the finding's version, as given in its ETag.");
   });
 });
@@ -236,7 +325,11 @@ describe("a method an existing path does not take", () => {
       for (const headers of [key(), {}]) {
         const res = await request(h.app)[method as "get"](path).set(headers);
         expect({ method, path, status: res.status, allow: res.headers.allow }).toEqual({ method, path, status: 405, allow });
-        expect(res.body).toEqual({ code: 405, error: "method_not_allowed", message: `This endpoint does not take ${method.toUpperCase()}; it takes ${allow}.` });
+        expect(res.body).toEqual({
+          code: 405,
+          error: "method_not_allowed",
+          message: `This endpoint does not take ${method.toUpperCase()}; it takes ${allow}.`,
+        });
       }
     }
   });
@@ -283,7 +376,9 @@ describe("a scan's counts", () => {
 
   it("follow triage in both forms", async () => {
     const low = (await request(h.app).get(`/api/v2/scan/${scanId}/findings?severity=low`).set(key())).body.findings[0].finding_id as string;
-    expect((await request(h.app).put(`/api/v2/scan/${scanId}/finding/${low}`).set(key()).send({ status: "false positive" })).status).toBe(200);
+    expect((await request(h.app).put(`/api/v2/scan/${scanId}/finding/${low}`).set(key()).send({ status: "false positive" })).status).toBe(
+      200,
+    );
     const { counts, summary } = (await request(h.app).get(`/api/v2/scan/${scanId}`).set(key())).body;
     expect(counts).toMatchObject({ LOW: 0, total: 2, false_positive: 1 });
     expect(summary).toMatchObject({ by_severity: { LOW: 0 }, by_status: { "FALSE POSITIVE": 1, "TO REVIEW": 2 }, open: 2 });

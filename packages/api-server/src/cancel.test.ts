@@ -34,7 +34,10 @@ it("cancels a queued scan: its job leaves the queue and it never runs", async ()
 
 it("lets a viewer read the scan but not cancel it", async () => {
   const viewer = await h.member("viewer");
-  const r = await request(h.app).post("/api/v2/scan").set("X-AX-KEY", h.tenant.token).send({ git_uri: makeGitRepo({ "b.py": "x = 1\n" }) });
+  const r = await request(h.app)
+    .post("/api/v2/scan")
+    .set("X-AX-KEY", h.tenant.token)
+    .send({ git_uri: makeGitRepo({ "b.py": "x = 1\n" }) });
   expect((await request(h.app).get(`/api/v2/scan/${r.body.scan_id}`).set("X-AX-KEY", viewer)).status).toBe(200);
   expect((await request(h.app).post(`/api/v2/scan/${r.body.scan_id}/cancel`).set("X-AX-KEY", viewer)).status).toBe(403);
 });

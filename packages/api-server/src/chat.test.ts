@@ -26,7 +26,17 @@ const HOSTILE_SOURCE = fixture("vulnerable.js").replace(
   'db.query("SELECT * FROM users WHERE id = " + id); // ```</code><script>alert(1)</script>',
 );
 // A matched call whose lines include a bare ``` line: a fixed three-backtick fence would end there.
-const FENCE_BREAKER_PY = ["import yaml", "", "", "def load(data):", '    return yaml.load(data + """', "```", "</code><script>alert(2)</script>", '""")', ""].join("\n");
+const FENCE_BREAKER_PY = [
+  "import yaml",
+  "",
+  "",
+  "def load(data):",
+  '    return yaml.load(data + """',
+  "```",
+  "</code><script>alert(2)</script>",
+  '""")',
+  "",
+].join("\n");
 
 let h: ApiHarness;
 let other: Awaited<ReturnType<ApiHarness["otherTenant"]>>;
@@ -91,7 +101,8 @@ function rawChat(body: object, opts: { hangUpAfterFirstChunk?: boolean } = {}): 
       },
       (res) => {
         const chunks: string[] = [];
-        const done = (ended: boolean) => resolve({ status: res.statusCode ?? 0, headers: res.headers, chunks, body: chunks.join(""), ended });
+        const done = (ended: boolean) =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, chunks, body: chunks.join(""), ended });
         res.setEncoding("utf8");
         res.on("data", (c: string) => {
           chunks.push(c);
@@ -128,7 +139,7 @@ function rawHtmlOutsideCode(md: string): string[] {
       fence = { char: f[1]![0]!, length: f[1]!.length };
       continue;
     }
-    for (let i = 0; i < line.length; ) {
+    for (let i = 0; i < line.length;) {
       const c = line[i]!;
       if (c === "\\" && i + 1 < line.length) {
         i += 2;
@@ -184,7 +195,15 @@ describe("the chat assistant before any scan", () => {
     expect(res.headers["x-request-id"]).not.toBe(requestId);
 
     const row = await h.deps.db.selectFrom("ai_requests").selectAll().where("id", "=", requestId).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ kind: "chat", specialist: "identity", organization_id: h.tenant.organization_id, group_id: null, user_id: h.tenant.user_id, session_id: sessionId, model: "offline:identity" });
+    expect(row).toMatchObject({
+      kind: "chat",
+      specialist: "identity",
+      organization_id: h.tenant.organization_id,
+      group_id: null,
+      user_id: h.tenant.user_id,
+      session_id: sessionId,
+      model: "offline:identity",
+    });
 
     const messages = await chatMessages({ requestId });
     expect(messages.map((m) => [m.role, m.session_id, m.user_id])).toEqual([
@@ -268,7 +287,10 @@ describe("the chat assistant before any scan", () => {
     expectMarkdownError(await chat({ prompt: "who am I?" }, { path: `/api/v2/${other.organization_id}/chatbot` }), 404);
     expectMarkdownError(await chat({ prompt: "who am I?" }, { path: `/api/v2/${randomUUID()}/chatbot` }), 404);
     // And the other tenant cannot use ours.
-    expectMarkdownError(await chat({ prompt: "who am I?" }, { path: `/api/v2/${h.tenant.organization_id}/chatbot`, token: other.token }), 404);
+    expectMarkdownError(
+      await chat({ prompt: "who am I?" }, { path: `/api/v2/${h.tenant.organization_id}/chatbot`, token: other.token }),
+      404,
+    );
   });
 });
 
@@ -304,10 +326,25 @@ describe("chat errors are Markdown", () => {
   });
 
   it("415 for a text/plain body and 400 for malformed JSON", async () => {
-    expectMarkdownError(await request(h.app).post("/api/v2/ai/chatbot").set("X-AX-KEY", h.tenant.token).set("Content-Type", "text/plain").send("who am I?"), 415);
-    expectMarkdownError(await request(h.app).post("/api/v2/ai/chatbot").set("X-AX-KEY", h.tenant.token).set("Content-Type", "application/json").send('{"prompt": "who'), 400, /not valid JSON/);
     expectMarkdownError(
-      await request(h.app).post(`/api/v2/${h.tenant.organization_id}/chatbot`).set("X-AX-KEY", h.tenant.token).set("Content-Type", "application/json").send("{,}"),
+      await request(h.app).post("/api/v2/ai/chatbot").set("X-AX-KEY", h.tenant.token).set("Content-Type", "text/plain").send("who am I?"),
+      415,
+    );
+    expectMarkdownError(
+      await request(h.app)
+        .post("/api/v2/ai/chatbot")
+        .set("X-AX-KEY", h.tenant.token)
+        .set("Content-Type", "application/json")
+        .send('{"prompt": "who'),
+      400,
+      /not valid JSON/,
+    );
+    expectMarkdownError(
+      await request(h.app)
+        .post(`/api/v2/${h.tenant.organization_id}/chatbot`)
+        .set("X-AX-KEY", h.tenant.token)
+        .set("Content-Type", "application/json")
+        .send("{,}"),
       400,
       /not valid JSON/,
     );
@@ -321,24 +358,44 @@ describe("chat errors are Markdown", () => {
     const ok = await chat({ prompt: "who am I?" }, { path: "/api/v2/AI/Chatbot" });
     expect(ok.status).toBe(200);
     expect(ok.headers["content-type"]).toBe(MARKDOWN);
-    expectMarkdownError(await request(h.app).post("/api/v2/AI/Chatbot").set("X-AX-KEY", h.tenant.token).set("Content-Type", "text/plain").send("who am I?"), 415);
-    expectMarkdownError(await request(h.app).post("/api/v2/AI/Chatbot").set("X-AX-KEY", h.tenant.token).set("Content-Type", "application/json").send('{"prompt": '), 400);
+    expectMarkdownError(
+      await request(h.app).post("/api/v2/AI/Chatbot").set("X-AX-KEY", h.tenant.token).set("Content-Type", "text/plain").send("who am I?"),
+      415,
+    );
+    expectMarkdownError(
+      await request(h.app)
+        .post("/api/v2/AI/Chatbot")
+        .set("X-AX-KEY", h.tenant.token)
+        .set("Content-Type", "application/json")
+        .send('{"prompt": '),
+      400,
+    );
   });
 
   it("404 for another tenant's group or organization", async () => {
     expectMarkdownError(await chat({ prompt: "summarize my last scan", group_id: other.group_id }), 404, /Group not found/);
     expectMarkdownError(await chat({ prompt: "summarize my last scan", group_id: randomUUID() }), 404, /Group not found/);
     expectMarkdownError(await chat({ prompt: "summarize my last scan", group_id: "not an id" }), 404, /Group not found/);
-    expectMarkdownError(await request(h.app).post(`/api/v2/ai/chatbot?organization_id=${other.organization_id}`).set("X-AX-KEY", h.tenant.token).send({ prompt: "who am I?" }), 404);
+    expectMarkdownError(
+      await request(h.app)
+        .post(`/api/v2/ai/chatbot?organization_id=${other.organization_id}`)
+        .set("X-AX-KEY", h.tenant.token)
+        .send({ prompt: "who am I?" }),
+      404,
+    );
   });
 
   it("leaves the JSON endpoints' errors in JSON", async () => {
     const bad = await request(h.app).post("/api/v2/scan").set("X-AX-KEY", h.tenant.token).send({});
     expect(bad.status).toBe(400);
     expect(bad.headers["content-type"]).toMatch(/^application\/json/);
-    expect(bad.body).toMatchObject({ code: 400, message: expect.stringMatching(/git_uri is required/) });
+    expect(bad.body).toMatchObject({ code: 400, error: "validation_failed", message: expect.stringMatching(/git_uri is required/) });
 
-    const malformed = await request(h.app).post("/api/v2/scan").set("X-AX-KEY", h.tenant.token).set("Content-Type", "application/json").send('{"git_uri": ');
+    const malformed = await request(h.app)
+      .post("/api/v2/scan")
+      .set("X-AX-KEY", h.tenant.token)
+      .set("Content-Type", "application/json")
+      .send('{"git_uri": ');
     expect(malformed.status).toBe(400);
     expect(malformed.headers["content-type"]).toMatch(/^application\/json/);
     expect(malformed.body).toEqual({ code: 400, error: "malformed_json", message: "Request body is not valid JSON." });
@@ -382,7 +439,9 @@ describe("streaming", () => {
     const requestId = cut.headers["x-ai-request-id"] as string;
     expect(requestId).toMatch(UUID);
 
-    const stored = await waitFor(async () => (await chatMessages({ requestId })).find((m) => m.role === "assistant"), { what: "the interrupted answer to be stored" });
+    const stored = await waitFor(async () => (await chatMessages({ requestId })).find((m) => m.role === "assistant"), {
+      what: "the interrupted answer to be stored",
+    });
     expect(stored).toMatchObject({ user_id: h.tenant.user_id, session_id: cut.headers["x-session-id"], specialist: "cwe" });
     expect(stored.content).toContain("CWE-89");
     // Either the whole answer went out before the hang-up, or what did is marked as interrupted.
@@ -452,7 +511,10 @@ describe("with a completed scan", () => {
   });
 
   it("sees only the group it is given", async () => {
-    const created = await request(h.app).post(`/api/v2/organization/${h.tenant.organization_id}/group`).set("X-AX-KEY", h.tenant.token).send({ name: "empty-group" });
+    const created = await request(h.app)
+      .post(`/api/v2/organization/${h.tenant.organization_id}/group`)
+      .set("X-AX-KEY", h.tenant.token)
+      .send({ name: "empty-group" });
     expect(created.status).toBe(200);
     const emptyGroup = created.body.group_id as string;
 
@@ -460,7 +522,11 @@ describe("with a completed scan", () => {
     expect(empty.text).toMatch(/no scans in this group/i);
     expect(empty.text).not.toContain(scan.git_uri);
     expect(empty.text).toContain(`group_id=${emptyGroup}`);
-    const row = await h.deps.db.selectFrom("ai_requests").selectAll().where("id", "=", empty.headers["x-ai-request-id"] as string).executeTakeFirstOrThrow();
+    const row = await h.deps.db
+      .selectFrom("ai_requests")
+      .selectAll()
+      .where("id", "=", empty.headers["x-ai-request-id"] as string)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ kind: "chat", specialist: "findings", group_id: emptyGroup });
 
     const own = await ask("summarize my last scan", { group_id: scan.group_id });
@@ -500,7 +566,10 @@ describe("with a completed scan", () => {
     expect(probe.text.replace(sqli!.finding_id, unknown)).toBe(missing.text);
 
     // A group of the same organization that does not hold the scan cannot read it either.
-    const group = await request(h.app).post(`/api/v2/organization/${h.tenant.organization_id}/group`).set("X-AX-KEY", h.tenant.token).send({ name: "other-team" });
+    const group = await request(h.app)
+      .post(`/api/v2/organization/${h.tenant.organization_id}/group`)
+      .set("X-AX-KEY", h.tenant.token)
+      .send({ name: "other-team" });
     expect(group.status).toBe(200);
     const scoped = await ask(`how do I fix finding ${sqli!.finding_id}`, { group_id: group.body.group_id });
     expect(scoped.text).toMatch(/can't find finding/);
@@ -554,7 +623,11 @@ describe("with a completed scan", () => {
   });
 
   it("never renders a hostile display name as raw HTML", async () => {
-    const user = await createUser(h.deps.db, { email: "mallory@acme.test", displayName: "<img src=x onerror=alert(1)> | **Mallory**", identityProvider: "google" });
+    const user = await createUser(h.deps.db, {
+      email: "mallory@acme.test",
+      displayName: "<img src=x onerror=alert(1)> | **Mallory**",
+      identityProvider: "google",
+    });
     await addMember(h.deps.db, h.tenant.organization_id, user.id, "viewer");
     const { token } = await createToken(h.deps.db, { userId: user.id, name: "mallory", expiresInDays: 1 });
     const res = await ask("who am I?", {}, token);
@@ -568,11 +641,15 @@ describe("with a completed scan", () => {
   it("follows triage: a finding marked FALSE POSITIVE leaves its severity and total, a changed severity moves", async () => {
     const before = severityTable((await ask(`summarize scan ${scanId}`)).text);
     const [closed, moved] = findings;
-    const put = (id: string, body: object) => request(h.app).put(`/api/v2/scan/${scanId}/finding/${id}`).set("X-AX-KEY", h.tenant.token).send(body);
+    const put = (id: string, body: object) =>
+      request(h.app).put(`/api/v2/scan/${scanId}/finding/${id}`).set("X-AX-KEY", h.tenant.token).send(body);
     expect((await put(closed!.finding_id, { status: "false_positive", reason: "test data" })).status).toBe(200);
     const to = moved!.severity === "INFO" ? "CRITICAL" : "INFO";
     expect((await put(moved!.finding_id, { severity: to })).status).toBe(200);
-    const counts = (await request(h.app).get(`/api/v2/scan/${scanId}`).set("X-AX-KEY", h.tenant.token)).body.counts as Record<string, number>;
+    const counts = (await request(h.app).get(`/api/v2/scan/${scanId}`).set("X-AX-KEY", h.tenant.token)).body.counts as Record<
+      string,
+      number
+    >;
 
     const res = await ask(`summarize scan ${scanId}`);
     const table = severityTable(res.text);

@@ -40,16 +40,51 @@ const confirmedFlow: FindingDataflow = {
   status: "confirmed",
   source_kind: "remote",
   trace: [
-    { file: "src/main/java/app/UserController.java", line: 12, column: 21, kind: "source", label: "HTTP request parameter", code: 'String id = request.getParameter("id");' },
-    { file: "src/main/java/app/UserController.java", line: 14, column: 9, kind: "call", label: "passed to `find` (parameter 1)", code: "dao.find(id);" },
-    { file: "src/main/java/app/UserDao.java", line: 20, column: 9, kind: "sink", label: "SQL query", code: 'stmt.executeQuery("SELECT * FROM users WHERE id = " + id);' },
+    {
+      file: "src/main/java/app/UserController.java",
+      line: 12,
+      column: 21,
+      kind: "source",
+      label: "HTTP request parameter",
+      code: 'String id = request.getParameter("id");',
+    },
+    {
+      file: "src/main/java/app/UserController.java",
+      line: 14,
+      column: 9,
+      kind: "call",
+      label: "passed to `find` (parameter 1)",
+      code: "dao.find(id);",
+    },
+    {
+      file: "src/main/java/app/UserDao.java",
+      line: 20,
+      column: 9,
+      kind: "sink",
+      label: "SQL query",
+      code: 'stmt.executeQuery("SELECT * FROM users WHERE id = " + id);',
+    },
   ],
   confirms: [{ analyzer: "ast-grep", rule_id: "java-sql-injection" }],
 };
 
 const confirmed = finding({ analyzer: "taint", rule_id: "taint-sql-injection", fingerprint: "c".repeat(64), dataflow: confirmedFlow });
-const unconfirmed = finding({ file: "src/main/java/app/Report.java", start_line: 7, end_line: 7, confidence: "LOW", fingerprint: "u".repeat(64), dataflow: { status: "unconfirmed", trace: [] } });
-const plain = finding({ rule_id: "java-weak-hash", cwe_id: "CWE-328", file: "src/main/java/app/Hash.java", start_line: 3, end_line: 3, fingerprint: "p".repeat(64) });
+const unconfirmed = finding({
+  file: "src/main/java/app/Report.java",
+  start_line: 7,
+  end_line: 7,
+  confidence: "LOW",
+  fingerprint: "u".repeat(64),
+  dataflow: { status: "unconfirmed", trace: [] },
+});
+const plain = finding({
+  rule_id: "java-weak-hash",
+  cwe_id: "CWE-328",
+  file: "src/main/java/app/Hash.java",
+  start_line: 3,
+  end_line: 3,
+  fingerprint: "p".repeat(64),
+});
 
 const runs: AnalyzerRun[] = ["ast-grep", "taint"].map((name) => ({ name, version: "1", status: "completed", duration_ms: 1, findings: 1 }));
 
@@ -57,9 +92,25 @@ const runs: AnalyzerRun[] = ["ast-grep", "taint"].map((name) => ({ name, version
 async function storedScan(findings: NormalizedFinding[]): Promise<string> {
   const db = h.stack.handle.db;
   const t = h.tenant;
-  const { scan } = await createScan(db, { organizationId: t.organization_id, groupId: t.group_id, projectId, createdBy: t.user_id, gitUri: "file:///dataflow", branch: null, idempotencyKey: null, requestHash: null });
+  const { scan } = await createScan(db, {
+    organizationId: t.organization_id,
+    groupId: t.group_id,
+    projectId,
+    createdBy: t.user_id,
+    gitUri: "file:///dataflow",
+    branch: null,
+    idempotencyKey: null,
+    requestHash: null,
+  });
   await markRunning(db, scan.id);
-  const outcome = await storeScanResults(db, { scanId: scan.id, projectId, organizationId: t.organization_id, findings, analyzers: runs, languages: ["java"] });
+  const outcome = await storeScanResults(db, {
+    scanId: scan.id,
+    projectId,
+    organizationId: t.organization_id,
+    findings,
+    analyzers: runs,
+    languages: ["java"],
+  });
   expect(outcome.stored).toBe(true);
   return scan.id;
 }
@@ -83,7 +134,14 @@ const byFingerprint = (rows: Listed[], f: NormalizedFinding) => rows.find((r) =>
 beforeAll(async () => {
   h = await createApiHarness();
   const t = h.tenant;
-  projectId = (await findOrCreateProject(h.stack.handle.db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: "file:///dataflow", name: "dataflow" })).id;
+  projectId = (
+    await findOrCreateProject(h.stack.handle.db, {
+      organizationId: t.organization_id,
+      groupId: t.group_id,
+      gitUrl: "file:///dataflow",
+      name: "dataflow",
+    })
+  ).id;
 });
 afterAll(() => h.close());
 
@@ -105,7 +163,9 @@ describe("a scan with dataflow verdicts", () => {
       "src/main/java/app/UserController.java",
       "src/main/java/app/UserDao.java",
     ]);
-    const other = await request(h.app).get(`/api/v2/scan/${scanId}/finding/${byFingerprint(rows, unconfirmed).finding_id}`).set(key());
+    const other = await request(h.app)
+      .get(`/api/v2/scan/${scanId}/finding/${byFingerprint(rows, unconfirmed).finding_id}`)
+      .set(key());
     expect(other.body.dataflow).toEqual({ status: "unconfirmed", source_kind: null, trace: [], confirms: [] });
     expect(byFingerprint(rows, plain).dataflow).toBeNull();
     expect(byFingerprint(rows, confirmed).dataflow).toEqual(confirmedFlow);
@@ -121,8 +181,14 @@ describe("a scan with dataflow verdicts", () => {
 
   it("refuses any other filter value, naming the accepted ones", async () => {
     for (const value of ["yes", "CONFIRMED", "", "confirmed,none"]) {
-      const r = await request(h.app).get(`/api/v2/scan/${scanId}/findings?dataflow=${encodeURIComponent(value)}`).set(key());
-      expect({ value, status: r.status, message: r.body.message }).toEqual({ value, status: 400, message: "Invalid query: dataflow takes confirmed, unconfirmed or none" });
+      const r = await request(h.app)
+        .get(`/api/v2/scan/${scanId}/findings?dataflow=${encodeURIComponent(value)}`)
+        .set(key());
+      expect({ value, status: r.status, message: r.body.message }).toEqual({
+        value,
+        status: 400,
+        message: "Invalid query: dataflow takes confirmed, unconfirmed or none",
+      });
     }
   });
 
@@ -140,7 +206,10 @@ describe("a scan with dataflow verdicts", () => {
           {
             locations: confirmedFlow.trace.map((s) => ({
               location: {
-                physicalLocation: { artifactLocation: { uri: s.file, uriBaseId: "%SRCROOT%" }, region: { startLine: s.line, startColumn: s.column } },
+                physicalLocation: {
+                  artifactLocation: { uri: s.file, uriBaseId: "%SRCROOT%" },
+                  region: { startLine: s.line, startColumn: s.column },
+                },
                 message: { text: s.label },
               },
               kinds: [s.kind],
@@ -161,7 +230,10 @@ describe("a rescan", () => {
   it("stores null for findings without a verdict, carries triage, and keeps a fixed finding's trace", async () => {
     const first = await storedScan([confirmed, unconfirmed, plain]);
     const firstRows = await list(first);
-    const triaged = await request(h.app).put(`/api/v2/scan/${first}/finding/${byFingerprint(firstRows, confirmed).finding_id}`).set(key()).send({ status: "true positive" });
+    const triaged = await request(h.app)
+      .put(`/api/v2/scan/${first}/finding/${byFingerprint(firstRows, confirmed).finding_id}`)
+      .set(key())
+      .send({ status: "true positive" });
     expect(triaged.status).toBe(200);
 
     // The same sink without a verdict (say the taint analysis was off), the unconfirmed one gone.
@@ -171,11 +243,22 @@ describe("a rescan", () => {
     expect(byFingerprint(rows, confirmed)).toMatchObject({ status: "TRUE POSITIVE", baseline_state: "unchanged", dataflow: null });
     expect(byFingerprint(rows, plain)).toMatchObject({ baseline_state: "unchanged", dataflow: null });
     expect(rows.some((f) => f.baseline_state === "absent")).toBe(false);
-    expect(byFingerprint(await list(second, "&baseline=absent"), unconfirmed)).toMatchObject({ status: "FIXED", baseline_state: "absent", dataflow: { status: "unconfirmed", trace: [] } });
+    expect(byFingerprint(await list(second, "&baseline=absent"), unconfirmed)).toMatchObject({
+      status: "FIXED",
+      baseline_state: "absent",
+      dataflow: { status: "unconfirmed", trace: [] },
+    });
 
     // SQL NULL, not a JSON null: the filter and the column agree.
-    expect((await list(second, "&dataflow=none")).map((f) => f.fingerprint).sort()).toEqual([confirmed.fingerprint, plain.fingerprint].sort());
-    const nulls = await h.stack.handle.db.selectFrom("findings").select("id").where("scan_id", "=", second).where("dataflow", "is", null).execute();
+    expect((await list(second, "&dataflow=none")).map((f) => f.fingerprint).sort()).toEqual(
+      [confirmed.fingerprint, plain.fingerprint].sort(),
+    );
+    const nulls = await h.stack.handle.db
+      .selectFrom("findings")
+      .select("id")
+      .where("scan_id", "=", second)
+      .where("dataflow", "is", null)
+      .execute();
     expect(nulls).toHaveLength(2);
   });
 });
@@ -197,10 +280,14 @@ describe("SARIF of an unusual trace", () => {
     const scanId = await storedScan([odd]);
     const id = byFingerprint(await list(scanId), odd).finding_id;
     const sarif = JSON.parse((await request(h.app).get(`/api/v2/scan/${scanId}/sarif`).set(key())).text);
-    const result = sarif.runs.flatMap((r: { results: unknown[] }) => r.results).find((r: { properties: { finding_id: string } }) => r.properties.finding_id === id);
+    const result = sarif.runs
+      .flatMap((r: { results: unknown[] }) => r.results)
+      .find((r: { properties: { finding_id: string } }) => r.properties.finding_id === id);
     expect(result.locations[0].physicalLocation.artifactLocation.uri).toBe("src/my%20app/Dao%231.java");
     expect(result.properties).not.toHaveProperty("dataflow_source_kind");
-    expect(result.codeFlows[0].threadFlows[0].locations.map((l: { location: { physicalLocation: unknown } }) => l.location.physicalLocation)).toEqual([
+    expect(
+      result.codeFlows[0].threadFlows[0].locations.map((l: { location: { physicalLocation: unknown } }) => l.location.physicalLocation),
+    ).toEqual([
       { artifactLocation: { uri: "src/my%20app/In.java", uriBaseId: "%SRCROOT%" } },
       { artifactLocation: { uri: "src/my%20app/Dao%231.java", uriBaseId: "%SRCROOT%" }, region: { startLine: 20 } },
     ]);

@@ -28,7 +28,12 @@ interface ScanBody {
   state: string;
   error: string | null;
   baseline_commit: string | null;
-  diff: { baseline_commit: string; merge_base: string; fixed_total: number; fixed: { file: string; start_line: number; rule_id: string }[] } | null;
+  diff: {
+    baseline_commit: string;
+    merge_base: string;
+    fixed_total: number;
+    fixed: { file: string; start_line: number; rule_id: string }[];
+  } | null;
   analyzers: { name: string; status: string; files?: number; cached_files?: number }[];
   counts: Record<string, number>;
   selection: Record<string, unknown>;
@@ -75,12 +80,14 @@ describe("a polyglot repository", () => {
     const repo = makeGitRepo({
       "web/app.js": "const crypto = require('crypto');\nmodule.exports = (p) => crypto.createHash('md5').update(p).digest('hex');\n",
       "svc/tasks.py": "import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n",
-      "native/copy.c": "#include <string.h>\n\nvoid copy(char *dst, const char *src) {\n  strcpy(dst, src);\n}\n\nint idx(void) {\n  int a[4];\n  a[4] = 1;\n  return a[4];\n}\n",
+      "native/copy.c":
+        "#include <string.h>\n\nvoid copy(char *dst, const char *src) {\n  strcpy(dst, src);\n}\n\nint idx(void) {\n  int a[4];\n  a[4] = 1;\n  return a[4];\n}\n",
       "deploy/run.sh": "#!/bin/sh\nrm -rf $1/cache\n",
-      "config/settings.py": 'AWS_ACCESS_KEY_ID = "AKIAQ4KXYZ7PLMN3TRWB"\nAWS_SECRET_ACCESS_KEY = "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"\n',
+      "config/settings.py":
+        'AWS_ACCESS_KEY_ID = "AKIAQ4KXYZ7PLMN3TRWB"\nAWS_SECRET_ACCESS_KEY = "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"\n',
       "cmd/main.go": "package main\n\nfunc main() {}\n",
       "api/Users.java":
-        "class Users {\n  void doGet(HttpServletRequest request, java.sql.Statement stmt) throws Exception {\n    String id = request.getParameter(\"id\");\n    String q = \"select * from users where id=\" + id;\n    stmt.executeQuery(q);\n  }\n}\n",
+        'class Users {\n  void doGet(HttpServletRequest request, java.sql.Statement stmt) throws Exception {\n    String id = request.getParameter("id");\n    String q = "select * from users where id=" + id;\n    stmt.executeQuery(q);\n  }\n}\n',
     });
     result = await scan({ git_uri: repo });
     all = await findings(result.scan_id);
@@ -89,12 +96,30 @@ describe("a polyglot repository", () => {
   it("completes with every analyzer run", () => {
     expect(result.state).toBe("completed");
     const status = Object.fromEntries(result.analyzers.map((a) => [a.name, a.status]));
-    expect(status).toEqual({ "ast-grep": "completed", dataflow: "completed", bandit: "completed", flawfinder: "completed", cppcheck: "completed", shellcheck: "completed", secrets: "completed", "demo-sarif": "completed" });
+    expect(status).toEqual({
+      "ast-grep": "completed",
+      dataflow: "completed",
+      bandit: "completed",
+      flawfinder: "completed",
+      cppcheck: "completed",
+      shellcheck: "completed",
+      secrets: "completed",
+      "demo-sarif": "completed",
+    });
   });
 
   it("has findings from every analyzer", () => {
     const analyzers = new Set(all.flatMap((f) => f.sources.map((s) => s.analyzer)));
-    expect([...analyzers].sort()).toEqual(["ast-grep", "bandit", "cppcheck", "dataflow", "demo-sarif", "flawfinder", "secrets", "shellcheck"]);
+    expect([...analyzers].sort()).toEqual([
+      "ast-grep",
+      "bandit",
+      "cppcheck",
+      "dataflow",
+      "demo-sarif",
+      "flawfinder",
+      "secrets",
+      "shellcheck",
+    ]);
   });
 
   it("shows a confirmed flow's trace in the finding detail and as SARIF codeFlows", async () => {
@@ -110,8 +135,14 @@ describe("a polyglot repository", () => {
       ["sink", "api/Users.java", 5],
     ]);
     const sarif = await request(h.app).get(`/api/v2/scan/${result.scan_id}/sarif`).set(key());
-    const results = sarif.body.runs[0].results as { properties?: { dataflow?: string }; codeFlows?: { threadFlows: { locations: unknown[] }[] }[]; locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[];
-    const flow = results.find((r) => r.locations[0]?.physicalLocation.artifactLocation.uri === "api/Users.java" && r.properties?.dataflow === "confirmed");
+    const results = sarif.body.runs[0].results as {
+      properties?: { dataflow?: string };
+      codeFlows?: { threadFlows: { locations: unknown[] }[] }[];
+      locations: { physicalLocation: { artifactLocation: { uri: string } } }[];
+    }[];
+    const flow = results.find(
+      (r) => r.locations[0]?.physicalLocation.artifactLocation.uri === "api/Users.java" && r.properties?.dataflow === "confirmed",
+    );
     expect(flow?.codeFlows?.[0]?.threadFlows[0]?.locations).toHaveLength(4);
   });
 
@@ -136,19 +167,26 @@ describe("a polyglot repository", () => {
 
 describe("fixes", () => {
   it("offers a unified diff that removes the finding when applied", async () => {
-    const repo = makeGitRepo({ "lib/hash.js": "const crypto = require('crypto');\nexports.h = (x) => crypto.createHash('md5').update(x).digest('hex');\n" });
+    const repo = makeGitRepo({
+      "lib/hash.js": "const crypto = require('crypto');\nexports.h = (x) => crypto.createHash('md5').update(x).digest('hex');\n",
+    });
     const first = await scan({ git_uri: repo });
     const weak = (await findings(first.scan_id)).find((f) => f.rule_id === "js-weak-hash")!;
     expect(weak.has_fix).toBe(true);
     const fix = await request(h.app).get(`/api/v2/scan/${first.scan_id}/finding/${weak.finding_id}/fix`).set(key());
     expect(fix.status).toBe(200);
-    expect(fix.body.diff).toContain("+exports.h = (x) => crypto.createHash(\"sha256\")");
-    const bare = await request(h.app).get(`/api/v2/scan/${first.scan_id}/finding/${weak.finding_id}/fix`).set(key()).set("Accept", "text/x-diff");
+    expect(fix.body.diff).toContain('+exports.h = (x) => crypto.createHash("sha256")');
+    const bare = await request(h.app)
+      .get(`/api/v2/scan/${first.scan_id}/finding/${weak.finding_id}/fix`)
+      .set(key())
+      .set("Accept", "text/x-diff");
     expect(bare.headers["content-type"]).toMatch(/text\/x-diff/);
     expect(bare.text).toBe(fix.body.diff);
 
     const sarif = JSON.parse((await request(h.app).get(`/api/v2/scan/${first.scan_id}/sarif`).set(key())).text);
-    const result = sarif.runs.flatMap((r: { results: { ruleId: string }[] }) => r.results).find((r: { ruleId: string }) => r.ruleId === "js-weak-hash");
+    const result = sarif.runs
+      .flatMap((r: { results: { ruleId: string }[] }) => r.results)
+      .find((r: { ruleId: string }) => r.ruleId === "js-weak-hash");
     expect(result.fixes[0].artifactChanges[0].replacements[0].insertedContent.text).toBe('crypto.createHash("sha256")');
 
     fs.writeFileSync(path.join(repo, "fix.patch"), fix.body.diff);
@@ -174,7 +212,10 @@ describe("fixes", () => {
 
 describe("diff-aware scans", () => {
   it("marks the findings introduced since the baseline commit and can report only those", async () => {
-    const repo = makeGitRepo({ "old.py": "import pickle\n\n\ndef f(b):\n    return pickle.loads(b)\n", "gone.py": "import os\n\n\ndef r(c):\n    os.system(c)\n" });
+    const repo = makeGitRepo({
+      "old.py": "import pickle\n\n\ndef f(b):\n    return pickle.loads(b)\n",
+      "gone.py": "import os\n\n\ndef r(c):\n    os.system(c)\n",
+    });
     const base = git(repo, "rev-parse", "HEAD");
     fs.rmSync(path.join(repo, "gone.py"));
     commitFiles(repo, { "new.py": "import yaml\n\n\ndef g(s):\n    return yaml.load(s)\n" }, "pr change");
@@ -210,7 +251,8 @@ describe("repository configuration and suppressions", () => {
     const repo = makeGitRepo({
       ".ax.yml": "exclude:\n  - 'tests/**'\nexclude_rules:\n  - CWE-328\n",
       "tests/t.py": "import pickle\npickle.loads(b)\n",
-      "app.py": "import pickle, hashlib\n\n\ndef f(b):\n    return pickle.loads(b)  # ax-ignore: only ever given our own signed cache blobs\n\n\ndef g(x):\n    return hashlib.md5(x)\n",
+      "app.py":
+        "import pickle, hashlib\n\n\ndef f(b):\n    return pickle.loads(b)  # ax-ignore: only ever given our own signed cache blobs\n\n\ndef g(x):\n    return hashlib.md5(x)\n",
     });
     const s = await scan({ git_uri: repo });
     expect(s.selection).toMatchObject({ config_file: ".ax.yml", config_notice: null, skipped: expect.objectContaining({ excluded: 1 }) });

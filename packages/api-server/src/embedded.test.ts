@@ -101,7 +101,11 @@ describe("Redis for npm start", () => {
   };
 
   it("exits with a message that says how to get Redis when none answers and it may not start one", async () => {
-    const proc = spawnStandalone({ REDIS_URL: `redis://127.0.0.1:${await deadPort()}`, REDIS_AUTOSTART: "false", DATA_DIR: tmpDir("ax-noredis-") });
+    const proc = spawnStandalone({
+      REDIS_URL: `redis://127.0.0.1:${await deadPort()}`,
+      REDIS_AUTOSTART: "false",
+      DATA_DIR: tmpDir("ax-noredis-"),
+    });
     let err = "";
     proc.stderr!.on("data", (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((resolve) => proc.once("exit", resolve));

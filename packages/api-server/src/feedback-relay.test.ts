@@ -37,7 +37,9 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  h = await createApiHarness({ env: { AI_FEEDBACK_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feedback`, AI_FEEDBACK_TIMEOUT_MS: "2000" } });
+  h = await createApiHarness({
+    env: { AI_FEEDBACK_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feedback`, AI_FEEDBACK_TIMEOUT_MS: "2000" },
+  });
   groupA = (await createGroup(h.deps.db, h.tenant.organization_id, "team-a"))!.id;
   groupB = (await createGroup(h.deps.db, h.tenant.organization_id, "team-b"))!.id;
   other = await h.otherTenant();
@@ -63,7 +65,13 @@ describe("feedback relays the AI request's own organization and group", () => {
     const id = await review(groupA);
     const res = await vote(id, h.tenant.organization_id, groupA);
     expect(res.status).toBe(200);
-    expect(received.at(-1)).toMatchObject({ request_id: id, feedback: true, organization_id: h.tenant.organization_id, group_id: groupA, kind: "review" });
+    expect(received.at(-1)).toMatchObject({
+      request_id: id,
+      feedback: true,
+      organization_id: h.tenant.organization_id,
+      group_id: groupA,
+      kind: "review",
+    });
     const stored = await h.deps.db.selectFrom("ai_feedback").selectAll().where("request_id", "=", id).executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ organization_id: h.tenant.organization_id, group_id: groupA, relay_status: "relayed" });
   });
@@ -82,16 +90,30 @@ describe("feedback relays the AI request's own organization and group", () => {
     const chat = await request(h.app).post("/api/v2/ai/chatbot").set(key()).send({ prompt: "who am I?", group_id: groupB });
     expect(chat.status).toBe(200);
     const id = chat.headers["x-ai-request-id"] as string;
-    expect((await vote(id, h.tenant.organization_id, groupA, "FALSE")).body).toEqual({ code: 400, error: "validation_failed", message: "A valid group_id is required." });
+    expect((await vote(id, h.tenant.organization_id, groupA, "FALSE")).body).toEqual({
+      code: 400,
+      error: "validation_failed",
+      message: "A valid group_id is required.",
+    });
     expect((await vote(id, h.tenant.organization_id, groupB, "FALSE")).status).toBe(200);
-    expect(received.at(-1)).toMatchObject({ request_id: id, feedback: false, organization_id: h.tenant.organization_id, group_id: groupB, kind: "chat" });
+    expect(received.at(-1)).toMatchObject({
+      request_id: id,
+      feedback: false,
+      organization_id: h.tenant.organization_id,
+      group_id: groupB,
+      kind: "chat",
+    });
   });
 
   it("a request made in no group is attributed to the group named, which must be of its organization", async () => {
     const id = await review();
     expect((await vote(id, h.tenant.organization_id, groupB)).status).toBe(200);
     expect(received.at(-1)).toMatchObject({ request_id: id, organization_id: h.tenant.organization_id, group_id: groupB });
-    expect((await vote(id, h.tenant.organization_id, other.group_id)).body).toEqual({ code: 400, error: "validation_failed", message: "A valid group_id is required." });
+    expect((await vote(id, h.tenant.organization_id, other.group_id)).body).toEqual({
+      code: 400,
+      error: "validation_failed",
+      message: "A valid group_id is required.",
+    });
   });
 
   it("a request of another of the caller's organizations is refused with the organization error; another tenant's is not found", async () => {
@@ -112,7 +134,10 @@ describe("feedback relays the AI request's own organization and group", () => {
   });
 
   it("a review in an unknown group is 404, and records nothing", async () => {
-    const res = await request(h.app).post(`/api/v2/ai/review?organization_id=${h.tenant.organization_id}&group_id=${other.group_id}`).set(key()).send({ code: "x" });
+    const res = await request(h.app)
+      .post(`/api/v2/ai/review?organization_id=${h.tenant.organization_id}&group_id=${other.group_id}`)
+      .set(key())
+      .send({ code: "x" });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ code: 404, error: "not_found", message: "Group not found." });
   });
@@ -121,9 +146,21 @@ describe("feedback relays the AI request's own organization and group", () => {
 describe("feedback input the schema refuses answers the design's sentences", () => {
   it.each([
     ["no organization_id", (id: string) => `/api/v2/ai/feedback/${id}/true?group_id=${groupA}`, "A valid organization_id is required."],
-    ["an empty organization_id", (id: string) => `/api/v2/ai/feedback/${id}/true?organization_id=&group_id=${groupA}`, "A valid organization_id is required."],
-    ["no group_id", (id: string) => `/api/v2/ai/feedback/${id}/true?organization_id=${h.tenant.organization_id}`, "A valid group_id is required."],
-    ["a status that is not true or false", (id: string) => `/api/v2/ai/feedback/${id}/yes?organization_id=${h.tenant.organization_id}&group_id=${groupA}`, "status must be true or false."],
+    [
+      "an empty organization_id",
+      (id: string) => `/api/v2/ai/feedback/${id}/true?organization_id=&group_id=${groupA}`,
+      "A valid organization_id is required.",
+    ],
+    [
+      "no group_id",
+      (id: string) => `/api/v2/ai/feedback/${id}/true?organization_id=${h.tenant.organization_id}`,
+      "A valid group_id is required.",
+    ],
+    [
+      "a status that is not true or false",
+      (id: string) => `/api/v2/ai/feedback/${id}/yes?organization_id=${h.tenant.organization_id}&group_id=${groupA}`,
+      "status must be true or false.",
+    ],
   ])("%s", async (_what, url, message) => {
     const id = await review(groupA);
     const res = await request(h.app).get(url(id)).set(key());
@@ -132,7 +169,12 @@ describe("feedback input the schema refuses answers the design's sentences", () 
 
   it("is documented as it behaves: both query parameters required, status an enum", async () => {
     const doc = (await request(h.app).get("/api/v2/openapi.json")).body;
-    const params = doc.paths["/api/v2/ai/feedback/{request_id}/{status}"].get.parameters as { name: string; in: string; required: boolean; schema: { enum?: string[] } }[];
+    const params = doc.paths["/api/v2/ai/feedback/{request_id}/{status}"].get.parameters as {
+      name: string;
+      in: string;
+      required: boolean;
+      schema: { enum?: string[] };
+    }[];
     const by = Object.fromEntries(params.map((p) => [`${p.in}.${p.name}`, p]));
     expect(by["query.organization_id"]?.required).toBe(true);
     expect(by["query.group_id"]?.required).toBe(true);

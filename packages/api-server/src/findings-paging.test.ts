@@ -31,8 +31,22 @@ beforeAll(async () => {
   h = await createApiHarness();
   const db = h.stack.handle.db;
   const t = h.tenant;
-  const project = await findOrCreateProject(db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: "file:///paging", name: "paging" });
-  const { scan } = await createScan(db, { organizationId: t.organization_id, groupId: t.group_id, projectId: project.id, createdBy: t.user_id, gitUri: "file:///paging", branch: null, idempotencyKey: null, requestHash: null });
+  const project = await findOrCreateProject(db, {
+    organizationId: t.organization_id,
+    groupId: t.group_id,
+    gitUrl: "file:///paging",
+    name: "paging",
+  });
+  const { scan } = await createScan(db, {
+    organizationId: t.organization_id,
+    groupId: t.group_id,
+    projectId: project.id,
+    createdBy: t.user_id,
+    gitUri: "file:///paging",
+    branch: null,
+    idempotencyKey: null,
+    requestHash: null,
+  });
   await markRunning(db, scan.id);
   const findings = Array.from({ length: N }, (_, i) => ({
     ...SEED_FINDING,
@@ -43,8 +57,23 @@ beforeAll(async () => {
     fingerprint: i.toString(16).padStart(64, "0"),
   }));
   // Two of every three labelled by the review model, so the AI orders have both kinds.
-  const aiLabels = new Map(findings.filter((_, i) => i % 3 !== 0).map((f, i) => [f.fingerprint, { class: i % 2 ? "TRUE_POSITIVE" : "FALSE_POSITIVE", confidence: ((i * 37) % 100) / 100, model: "m" }]));
-  await storeScanResults(db, { scanId: scan.id, projectId: project.id, organizationId: t.organization_id, findings, analyzers: [], languages: ["javascript"], aiLabels });
+  const aiLabels = new Map(
+    findings
+      .filter((_, i) => i % 3 !== 0)
+      .map((f, i) => [
+        f.fingerprint,
+        { class: i % 2 ? "TRUE_POSITIVE" : "FALSE_POSITIVE", confidence: ((i * 37) % 100) / 100, model: "m" },
+      ]),
+  );
+  await storeScanResults(db, {
+    scanId: scan.id,
+    projectId: project.id,
+    organizationId: t.organization_id,
+    findings,
+    analyzers: [],
+    languages: ["javascript"],
+    aiLabels,
+  });
   scanId = scan.id;
 });
 afterAll(() => h.close());
@@ -74,7 +103,10 @@ async function pageWhileTriaging(query: string, limit: number, seed: number): Pr
     const targets = [seen[Math.floor(random() * seen.length)], ahead[Math.floor(random() * ahead.length)], ahead[ahead.length - 1]];
     for (const id of targets) {
       if (id === undefined) continue;
-      await triage(id, { severity: SEVERITIES[Math.floor(random() * SEVERITIES.length)] as string, ...(random() < 0.3 ? { status: "true positive" } : {}) });
+      await triage(id, {
+        severity: SEVERITIES[Math.floor(random() * SEVERITIES.length)] as string,
+        ...(random() < 0.3 ? { status: "true positive" } : {}),
+      });
     }
     // The extremes move furthest: the next to come to CRITICAL, the last one seen to INFO.
     if (ahead[0]) await triage(ahead[0], { severity: "CRITICAL" });

@@ -9,7 +9,25 @@ import { Worker } from "bullmq";
 import fc from "fast-check";
 import request from "supertest";
 import { FINDING_STATUSES, LEVELS, SEVERITIES, type NormalizedFinding } from "@ax/contracts";
-import { PUBLIC_ORG_KEY, createGroup, createScan, createToken, createUser, createWebhook, ensureInternalOrganization, findOrCreateProject, generateToken, insertAiRequest, listTokens, markRunning, newId, revokeToken, storeScanResults, type BootstrapResult, type Db } from "@ax/db";
+import {
+  PUBLIC_ORG_KEY,
+  createGroup,
+  createScan,
+  createToken,
+  createUser,
+  createWebhook,
+  ensureInternalOrganization,
+  findOrCreateProject,
+  generateToken,
+  insertAiRequest,
+  listTokens,
+  markRunning,
+  newId,
+  revokeToken,
+  storeScanResults,
+  type BootstrapResult,
+  type Db,
+} from "@ax/db";
 import { workerConnection } from "@ax/queue";
 import { makeGitRepo, testConfig } from "@ax/testkit";
 import { API_VERSION, apiRoutes } from "./app";
@@ -76,26 +94,87 @@ const seedFinding: NormalizedFinding = {
 
 /** A completed scan with one finding, a review request and the ids of all of it. */
 async function seedTenant(db: Db, t: BootstrapResult): Promise<Ids> {
-  const project = await findOrCreateProject(db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: "file:///repo", name: "repo" });
-  const { scan } = await createScan(db, { organizationId: t.organization_id, groupId: t.group_id, projectId: project.id, createdBy: t.user_id, gitUri: "file:///repo", branch: null, idempotencyKey: null, requestHash: null });
+  const project = await findOrCreateProject(db, {
+    organizationId: t.organization_id,
+    groupId: t.group_id,
+    gitUrl: "file:///repo",
+    name: "repo",
+  });
+  const { scan } = await createScan(db, {
+    organizationId: t.organization_id,
+    groupId: t.group_id,
+    projectId: project.id,
+    createdBy: t.user_id,
+    gitUri: "file:///repo",
+    branch: null,
+    idempotencyKey: null,
+    requestHash: null,
+  });
   await markRunning(db, scan.id);
-  await storeScanResults(db, { scanId: scan.id, projectId: project.id, organizationId: t.organization_id, findings: [seedFinding], analyzers: [], languages: ["javascript"] });
+  await storeScanResults(db, {
+    scanId: scan.id,
+    projectId: project.id,
+    organizationId: t.organization_id,
+    findings: [seedFinding],
+    analyzers: [],
+    languages: ["javascript"],
+  });
   const finding = await db.selectFrom("findings").select("id").where("scan_id", "=", scan.id).executeTakeFirstOrThrow();
   const requestId = newId();
-  await insertAiRequest(db, { id: requestId, organizationId: t.organization_id, groupId: null, userId: t.user_id, kind: "review", model: "m", input: { code: "x" } });
+  await insertAiRequest(db, {
+    id: requestId,
+    organizationId: t.organization_id,
+    groupId: null,
+    userId: t.user_id,
+    kind: "review",
+    model: "m",
+    input: { code: "x" },
+  });
   const token = (await listTokens(db, t.user_id))[0]!;
-  const webhook = await createWebhook(db, { organizationId: t.organization_id, url: "https://hooks.example.test/ax", events: ["scan.completed", "group.deleted"], secret: "whsec_seed", createdBy: t.user_id });
+  const webhook = await createWebhook(db, {
+    organizationId: t.organization_id,
+    url: "https://hooks.example.test/ax",
+    events: ["scan.completed", "group.deleted"],
+    secret: "whsec_seed",
+    createdBy: t.user_id,
+  });
   // job_id: the Admin operations on one failed job get a fresh one (FRESH); anything else, none.
-  return { organization_id: t.organization_id, group_id: t.group_id, project_id: project.id, scan_id: scan.id, finding_id: finding.id, token_id: token.id, request_id: requestId, webhook_id: webhook.id, job_id: "no-such-job" };
+  return {
+    organization_id: t.organization_id,
+    group_id: t.group_id,
+    project_id: project.id,
+    scan_id: scan.id,
+    finding_id: finding.id,
+    token_id: token.id,
+    request_id: requestId,
+    webhook_id: webhook.id,
+    job_id: "no-such-job",
+  };
 }
 
 /** A completed scan of the internal public organization, as POST /public/scan and a worker would leave it. */
 async function seedPublicScan(db: Db): Promise<string> {
   const { organizationId, groupId } = await ensureInternalOrganization(db, PUBLIC_ORG_KEY);
   const project = await findOrCreateProject(db, { organizationId, groupId, gitUrl: "https://git.example.test/public/repo", name: "repo" });
-  const { scan } = await createScan(db, { organizationId, groupId, projectId: project.id, createdBy: null, gitUri: "https://git.example.test/public/repo", branch: null, idempotencyKey: null, requestHash: null });
+  const { scan } = await createScan(db, {
+    organizationId,
+    groupId,
+    projectId: project.id,
+    createdBy: null,
+    gitUri: "https://git.example.test/public/repo",
+    branch: null,
+    idempotencyKey: null,
+    requestHash: null,
+  });
   await markRunning(db, scan.id);
-  await storeScanResults(db, { scanId: scan.id, projectId: project.id, organizationId, findings: [seedFinding], analyzers: [], languages: ["javascript"] });
+  await storeScanResults(db, {
+    scanId: scan.id,
+    projectId: project.id,
+    organizationId,
+    findings: [seedFinding],
+    analyzers: [],
+    languages: ["javascript"],
+  });
   return scan.id;
 }
 
@@ -110,15 +189,38 @@ const FRESH: Record<string, Partial<Record<IdName, () => Promise<string>>>> = {
       const db = h.stack.handle.db;
       const t = h.tenant;
       const group = (await createGroup(db, t.organization_id, `fuzz-doomed-${++doomed}`))!;
-      const project = await findOrCreateProject(db, { organizationId: t.organization_id, groupId: group.id, gitUrl: `file:///doomed-${doomed}`, name: "doomed" });
-      await createScan(db, { organizationId: t.organization_id, groupId: group.id, projectId: project.id, createdBy: t.user_id, gitUri: `file:///doomed-${doomed}`, branch: null, idempotencyKey: null, requestHash: null });
+      const project = await findOrCreateProject(db, {
+        organizationId: t.organization_id,
+        groupId: group.id,
+        gitUrl: `file:///doomed-${doomed}`,
+        name: "doomed",
+      });
+      await createScan(db, {
+        organizationId: t.organization_id,
+        groupId: group.id,
+        projectId: project.id,
+        createdBy: t.user_id,
+        gitUri: `file:///doomed-${doomed}`,
+        branch: null,
+        idempotencyKey: null,
+        requestHash: null,
+      });
       return group.id;
     },
   },
   cancelScan: {
     scan_id: async () => {
       const t = h.tenant;
-      const { scan } = await createScan(h.stack.handle.db, { organizationId: t.organization_id, groupId: t.group_id, projectId: ids.self.project_id, createdBy: t.user_id, gitUri: "file:///repo", branch: null, idempotencyKey: null, requestHash: null });
+      const { scan } = await createScan(h.stack.handle.db, {
+        organizationId: t.organization_id,
+        groupId: t.group_id,
+        projectId: ids.self.project_id,
+        createdBy: t.user_id,
+        gitUri: "file:///repo",
+        branch: null,
+        idempotencyKey: null,
+        requestHash: null,
+      });
       return scan.id;
     },
   },
@@ -126,13 +228,22 @@ const FRESH: Record<string, Partial<Record<IdName, () => Promise<string>>>> = {
   getPublicScan: { scan_id: async () => publicScanId },
   listPublicScanFindings: { scan_id: async () => publicScanId },
   revokeToken: {
-    token_id: async () => (await createToken(h.stack.handle.db, { userId: h.tenant.user_id, name: "fuzz-doomed", expiresInDays: 1 })).record.id,
+    token_id: async () =>
+      (await createToken(h.stack.handle.db, { userId: h.tenant.user_id, name: "fuzz-doomed", expiresInDays: 1 })).record.id,
   },
   retryFailedJob: { job_id: () => freshFailedJob() },
   removeFailedJob: { job_id: () => freshFailedJob() },
   deleteWebhook: {
     webhook_id: async () =>
-      (await createWebhook(h.stack.handle.db, { organizationId: h.tenant.organization_id, url: "https://hooks.example.test/doomed", events: ["scan.failed"], secret: "whsec_doomed", createdBy: h.tenant.user_id })).id,
+      (
+        await createWebhook(h.stack.handle.db, {
+          organizationId: h.tenant.organization_id,
+          url: "https://hooks.example.test/doomed",
+          events: ["scan.failed"],
+          secret: "whsec_doomed",
+          createdBy: h.tenant.user_id,
+        })
+      ).id,
   },
 };
 
@@ -160,10 +271,36 @@ beforeAll(async () => {
   h = await createApiHarness({ env: { RATE_LIMIT_ENABLED: "false", MAX_SCANS_IN_FLIGHT_PER_ORG: "0", PUBLIC_SCAN_MAX_IN_FLIGHT: "0" } });
   const db = h.stack.handle.db;
   publicScanId = await seedPublicScan(db);
-  ids = { self: await seedTenant(db, h.tenant), other: { organization_id: "", group_id: "", project_id: "", scan_id: "", finding_id: "", token_id: "", request_id: "", webhook_id: "", job_id: "" } };
+  ids = {
+    self: await seedTenant(db, h.tenant),
+    other: {
+      organization_id: "",
+      group_id: "",
+      project_id: "",
+      scan_id: "",
+      finding_id: "",
+      token_id: "",
+      request_id: "",
+      webhook_id: "",
+      job_id: "",
+    },
+  };
   const other = await h.otherTenant();
   ids.other = await seedTenant(db, other);
-  adminToken = (await createToken(db, { userId: (await createUser(db, { email: "operator@acme.test", displayName: "Olga Operator", identityProvider: "local", isInstanceAdmin: true })).id, name: "admin", expiresInDays: 1 })).token;
+  adminToken = (
+    await createToken(db, {
+      userId: (
+        await createUser(db, {
+          email: "operator@acme.test",
+          displayName: "Olga Operator",
+          identityProvider: "local",
+          isInstanceAdmin: true,
+        })
+      ).id,
+      name: "admin",
+      expiresInDays: 1,
+    })
+  ).token;
   tokens = { owner: h.tenant.token, viewer: await h.member("viewer"), member: await h.member("member"), other: other.token };
   const expired = await createToken(db, { userId: h.tenant.user_id, name: "expired", expiresInDays: -1 });
   const revoked = await createToken(db, { userId: h.tenant.user_id, name: "revoked", expiresInDays: 5 });
@@ -189,11 +326,18 @@ afterAll(async () => {
 
 const csv = (values: readonly string[]) => fc.subarray([...values], { minLength: 1 }).map((v) => v.join(","));
 const label = (values: readonly string[]) =>
-  fc.tuple(fc.constantFrom(...values), fc.constantFrom(" ", "_", "-")).map(([v, sep]) => v.replace(/ /g, sep)).chain((v) => fc.constantFrom(v, v.toLowerCase()));
+  fc
+    .tuple(fc.constantFrom(...values), fc.constantFrom(" ", "_", "-"))
+    .map(([v, sep]) => v.replace(/ /g, sep))
+    .chain((v) => fc.constantFrom(v, v.toLowerCase()));
 const cursor = fc
   .record(
     {
-      t: fc.oneof(text(0, 20), fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.integer()),
+      t: fc.oneof(
+        text(0, 20),
+        fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+        fc.integer(),
+      ),
       id: fc.oneof(fc.uuid(), text(0, 20)),
       rank: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.integer(), fc.double(), text(0, 20)),
       file: fc.oneof(text(0, 20), fc.integer()),
@@ -209,19 +353,57 @@ const cursor = fc
  * Webhook targets: reserved names (RFC 2606 .test, .example) and internal or malformed URLs.
  * No worker runs here, so nothing is ever delivered; the API only checks them.
  */
-const SAFE_WEBHOOK_URLS = ["https://hooks.example.test/ax", "https://example.test:8443/h?x=1", "https://hooks.example/ax", "http://hooks.example.test/plain", "https://127.0.0.1/x", "https://10.0.0.5/x", "https://[::1]/x", "https://169.254.169.254/latest", "https://metadata.internal/x", "https://user:pw@hooks.example.test/x", "ftp://hooks.example.test/x", "not a url", ""];
+const SAFE_WEBHOOK_URLS = [
+  "https://hooks.example.test/ax",
+  "https://example.test:8443/h?x=1",
+  "https://hooks.example/ax",
+  "http://hooks.example.test/plain",
+  "https://127.0.0.1/x",
+  "https://10.0.0.5/x",
+  "https://[::1]/x",
+  "https://169.254.169.254/latest",
+  "https://metadata.internal/x",
+  "https://user:pw@hooks.example.test/x",
+  "ftp://hooks.example.test/x",
+  "not a url",
+  "",
+];
 
 /**
  * Loopback, local, a reserved name (RFC 2606: resolves nowhere; the only https URL that public
  * scans accept, and no worker runs to try) or plainly invalid; never a host on a network.
  */
-const SAFE_GIT_URIS = () => [repo, "https://git.example.test/fuzz/repo.git", `file://${repo}`, `${repo}/.git`, "http://127.0.0.1:1/x", "http://[::1]:1/x.git", "https://127.0.0.1:1/x", "http://localhost:1/x", "ext::sh -c touch% /tmp/ax-fuzz-pwned", "fd::17", "-oProxyCommand=touch /tmp/ax-fuzz-pwned", "--upload-pack=touch /tmp/ax-fuzz-pwned", "git@127.0.0.1:x/y.git", "ssh://127.0.0.1:1/x", "file:///../../etc", "/tmp/../etc/passwd", "http://user:pw@127.0.0.1:1/x", "http://127.0.0.1:1/x?q=1#f", "not a url", "", " "];
+const SAFE_GIT_URIS = () => [
+  repo,
+  "https://git.example.test/fuzz/repo.git",
+  `file://${repo}`,
+  `${repo}/.git`,
+  "http://127.0.0.1:1/x",
+  "http://[::1]:1/x.git",
+  "https://127.0.0.1:1/x",
+  "http://localhost:1/x",
+  "ext::sh -c touch% /tmp/ax-fuzz-pwned",
+  "fd::17",
+  "-oProxyCommand=touch /tmp/ax-fuzz-pwned",
+  "--upload-pack=touch /tmp/ax-fuzz-pwned",
+  "git@127.0.0.1:x/y.git",
+  "ssh://127.0.0.1:1/x",
+  "file:///../../etc",
+  "/tmp/../etc/passwd",
+  "http://user:pw@127.0.0.1:1/x",
+  "http://127.0.0.1:1/x?q=1#f",
+  "not a url",
+  "",
+  " ",
+];
 const safeRandom = (s: fc.Arbitrary<unknown>) => s.filter((v) => typeof v === "string" && !/[:@]/.test(v));
 
 function hints(): Hints {
   return {
-    "path.name": (s) => fc.oneof({ weight: 4, arbitrary: fc.constantFrom("maintenance", "scans", "webhooks") }, { weight: 1, arbitrary: s }),
-    "path.status": (s) => fc.oneof({ weight: 4, arbitrary: fc.constantFrom("true", "false", "TRUE", "False") }, { weight: 1, arbitrary: s }),
+    "path.name": (s) =>
+      fc.oneof({ weight: 4, arbitrary: fc.constantFrom("maintenance", "scans", "webhooks") }, { weight: 1, arbitrary: s }),
+    "path.status": (s) =>
+      fc.oneof({ weight: 4, arbitrary: fc.constantFrom("true", "false", "TRUE", "False") }, { weight: 1, arbitrary: s }),
     "body.git_uri": (s) => fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...SAFE_GIT_URIS()) }, { weight: 1, arbitrary: safeRandom(s) }),
     "body.status": (s) => fc.oneof({ weight: 3, arbitrary: label(FINDING_STATUSES) }, { weight: 1, arbitrary: s }),
     "body.severity": (s) => fc.oneof({ weight: 3, arbitrary: label(SEVERITIES) }, { weight: 1, arbitrary: s }),
@@ -280,9 +462,13 @@ async function exercise(op: Operation, c: FuzzCase, s: Stats): Promise<void> {
   let data: string | Buffer | undefined;
   if (c.body?.kind === "json") {
     const value: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(c.body.value && typeof c.body.value === "object" && !Array.isArray(c.body.value) ? c.body.value : {})) value[k] = v instanceof Ref ? await resolve(v) : v;
+    for (const [k, v] of Object.entries(
+      c.body.value && typeof c.body.value === "object" && !Array.isArray(c.body.value) ? c.body.value : {},
+    ))
+      value[k] = v instanceof Ref ? await resolve(v) : v;
     // Never a URL the service could reach, whatever a mutation put there.
-    if (typeof value.git_uri === "string" && !SAFE_GIT_URIS().includes(value.git_uri) && /[:@]/.test(value.git_uri)) value.git_uri = "not-a-url";
+    if (typeof value.git_uri === "string" && !SAFE_GIT_URIS().includes(value.git_uri) && /[:@]/.test(value.git_uri))
+      value.git_uri = "not-a-url";
     data = JSON.stringify(c.body.value && typeof c.body.value === "object" && !Array.isArray(c.body.value) ? value : c.body.value);
     headers["Content-Type"] = "application/json";
   } else if (c.body?.kind === "raw") {
@@ -291,7 +477,8 @@ async function exercise(op: Operation, c: FuzzCase, s: Stats): Promise<void> {
   }
 
   const crossTenant =
-    auth.kind === "role" && Object.values(c.params).some((v) => v instanceof Ref && v.tenant !== (auth.role === "other" ? "other" : "self"));
+    auth.kind === "role" &&
+    Object.values(c.params).some((v) => v instanceof Ref && v.tenant !== (auth.role === "other" ? "other" : "self"));
   let violations: string[];
   let status = 0;
   try {
@@ -304,7 +491,8 @@ async function exercise(op: Operation, c: FuzzCase, s: Stats): Promise<void> {
   } catch (err) {
     violations = [`no answer: ${(err as Error).message}`];
   }
-  if (Object.keys(Object.prototype).length || ({} as Record<string, unknown>).polluted !== undefined) violations.push("Object.prototype was polluted");
+  if (Object.keys(Object.prototype).length || ({} as Record<string, unknown>).polluted !== undefined)
+    violations.push("Object.prototype was polluted");
 
   if (c.kind === "valid") {
     s.valid++;
@@ -332,7 +520,8 @@ function asText(res: request.Response, done: (err: Error | null, body: string) =
 const clip = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n)}…(${s.length} chars)` : s);
 function describeRequest(op: Operation, url: string, headers: Record<string, string>, data: string | Buffer | undefined): string {
   const shown = Object.entries(headers).map(([k, v]) => `${k}: ${k === "X-AX-KEY" ? `${v.slice(0, 8)}…` : clip(v, 80)}`);
-  const body = data === undefined ? "" : ` body ${clip(JSON.stringify(typeof data === "string" ? data : `<bytes ${data.toString("hex")}>`))}`;
+  const body =
+    data === undefined ? "" : ` body ${clip(JSON.stringify(typeof data === "string" ? data : `<bytes ${data.toString("hex")}>`))}`;
   return `${op.method.toUpperCase()} ${clip(url, 400)} [${shown.join("; ")}]${body}`;
 }
 
@@ -343,7 +532,9 @@ function printSummary(): void {
   for (const [key, s] of stats) {
     total += s.valid + s.invalid;
     failing += [...s.violations.values()].reduce((a, v) => a + v.count, 0);
-    const st = Object.entries(s.statuses).map(([k, n]) => `${k}×${n}`).join(" ");
+    const st = Object.entries(s.statuses)
+      .map(([k, n]) => `${k}×${n}`)
+      .join(" ");
     lines.push(`  ${key}: ${s.valid + s.invalid} cases (${s.valid} valid, ${s.invalid} invalid) → ${st}`);
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
@@ -363,19 +554,29 @@ describe("fuzzing every operation of the OpenAPI document", () => {
   });
 
   for (const [i, op] of OPS.entries()) {
-    it(op.key, async () => {
-      const s: Stats = { valid: 0, invalid: 0, validOk: 0, statuses: {}, violations: new Map() };
-      stats.set(op.key, s);
-      // The property never throws: every answer is checked and its violations collected, so
-      // one run reports all distinct failures with a request each (no shrinking against a
-      // live database) and the case counts are complete.
-      await fc.assert(fc.asyncProperty(validCase(op, hints()), (c) => exercise(op, c, s)), { seed: SEED + i, numRuns: VALID_RUNS });
-      await fc.assert(fc.asyncProperty(invalidCase(op, hints()), (c) => exercise(op, c, s)), { seed: SEED + 1000 + i, numRuns: INVALID_RUNS });
-      const report = [...s.violations].map(([k, v]) => `${k} (${v.count}×), e.g. ${v.example}`);
-      expect(report).toEqual([]);
-      // Valid requests reach the handler's success path at least once.
-      expect(s.validOk).toBeGreaterThan(0);
-    }, 120_000);
+    it(
+      op.key,
+      async () => {
+        const s: Stats = { valid: 0, invalid: 0, validOk: 0, statuses: {}, violations: new Map() };
+        stats.set(op.key, s);
+        // The property never throws: every answer is checked and its violations collected, so
+        // one run reports all distinct failures with a request each (no shrinking against a
+        // live database) and the case counts are complete.
+        await fc.assert(
+          fc.asyncProperty(validCase(op, hints()), (c) => exercise(op, c, s)),
+          { seed: SEED + i, numRuns: VALID_RUNS },
+        );
+        await fc.assert(
+          fc.asyncProperty(invalidCase(op, hints()), (c) => exercise(op, c, s)),
+          { seed: SEED + 1000 + i, numRuns: INVALID_RUNS },
+        );
+        const report = [...s.violations].map(([k, v]) => `${k} (${v.count}×), e.g. ${v.example}`);
+        expect(report).toEqual([]);
+        // Valid requests reach the handler's success path at least once.
+        expect(s.validOk).toBeGreaterThan(0);
+      },
+      120_000,
+    );
   }
 
   it("refuses JSON bodies that are not UTF-8, UTF-7 included", async () => {
@@ -387,7 +588,11 @@ describe("fuzzing every operation of the OpenAPI document", () => {
         .set("X-AX-KEY", tokens.owner)
         .set("Content-Type", `application/json; charset=${charset}`)
         .send('{"name":"+ADw-script+AD4-"}');
-      expect({ charset, status: res.status, body: res.body as unknown }).toEqual({ charset, status: 415, body: { code: 415, message: "Unsupported body encoding; send UTF-8 JSON." } });
+      expect({ charset, status: res.status, body: res.body as unknown }).toEqual({
+        charset,
+        status: 415,
+        body: { code: 415, error: "unsupported_media_type", message: "Unsupported body encoding; send UTF-8 JSON." },
+      });
     }
   });
 

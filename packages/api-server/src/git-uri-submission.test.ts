@@ -32,11 +32,15 @@ afterAll(async () => {
 
 const endpoints = {
   "POST /api/v2/scan": (h: ApiHarness, body: object) => request(h.app).post("/api/v2/scan").set("X-AX-KEY", h.tenant.token).send(body),
-  "POST /api/v2/public/scan": (h: ApiHarness, body: object) => request(h.app).post("/api/v2/public/scan").set("X-Forwarded-For", `198.51.100.${nextIp++}`).send(body),
+  "POST /api/v2/public/scan": (h: ApiHarness, body: object) =>
+    request(h.app).post("/api/v2/public/scan").set("X-Forwarded-For", `198.51.100.${nextIp++}`).send(body),
 };
 
 async function stored(h: ApiHarness): Promise<{ scans: number; jobs: number }> {
-  const row = await h.deps.db.selectFrom("scans").select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow();
+  const row = await h.deps.db
+    .selectFrom("scans")
+    .select((eb) => eb.fn.countAll<string>().as("n"))
+    .executeTakeFirstOrThrow();
   const jobs = Object.values(await h.deps.queue.queue("scans").getJobCounts()).reduce((a, b) => a + b, 0);
   return { scans: Number(row.n), jobs };
 }
@@ -59,7 +63,7 @@ describe.each(Object.keys(endpoints) as (keyof typeof endpoints)[])("%s refuses 
     const before = await stored(strict);
     const res = await post(strict, { git_uri: uri });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 400, message: expect.stringMatching(reason) });
+    expect(res.body).toMatchObject({ code: 400, error: "validation_failed", message: expect.stringMatching(reason) });
     expect(res.body.message).not.toContain(uri);
     expect(await stored(strict)).toEqual(before);
   });
@@ -67,7 +71,11 @@ describe.each(Object.keys(endpoints) as (keyof typeof endpoints)[])("%s refuses 
   it("accepts an internationalised host and stores its ASCII form, the host git will be given", async () => {
     const res = await post(strict, { git_uri: "https://exämple.test/o/r.git" });
     expect(res.status).toBe(200);
-    const row = await strict.deps.db.selectFrom("scans").select("git_uri").where("id", "=", res.body.scan_id as string).executeTakeFirstOrThrow();
+    const row = await strict.deps.db
+      .selectFrom("scans")
+      .select("git_uri")
+      .where("id", "=", res.body.scan_id as string)
+      .executeTakeFirstOrThrow();
     expect(row.git_uri).toBe("https://xn--exmple-cua.test/o/r.git");
   });
 });
@@ -81,7 +89,10 @@ describe("a repository with a missing object, through the worker", () => {
     fs.rmSync(path.join(repo, ".git", "objects", blob.slice(0, 2), blob.slice(2)));
     expect(e2e.deps.config.worker.attempts).toBeGreaterThan(1);
 
-    const res = await request(e2e.app).post("/api/v2/scan").set("X-AX-KEY", e2e.tenant.token).send({ git_uri: `file://${repo}` });
+    const res = await request(e2e.app)
+      .post("/api/v2/scan")
+      .set("X-AX-KEY", e2e.tenant.token)
+      .send({ git_uri: `file://${repo}` });
     expect(res.status).toBe(200);
     const scanId = res.body.scan_id as string;
     const scan = await waitFor(
@@ -93,7 +104,8 @@ describe("a repository with a missing object, through the worker", () => {
     );
     expect(scan).toMatchObject({
       state: "failed",
-      error: "The repository could not be fetched: the server's copy is missing objects or has corrupt ones (its owner can check it with `git fsck`).",
+      error:
+        "The repository could not be fetched: the server's copy is missing objects or has corrupt ones (its owner can check it with `git fsck`).",
     });
     const job = await e2e.deps.queue.queue("scans").getJob(scanId);
     expect(job?.attemptsMade).toBe(1);

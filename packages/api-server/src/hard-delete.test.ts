@@ -17,19 +17,33 @@ const org = () => h.tenant.organization_id;
 
 async function scanInGroup(name: string, files: Record<string, string>) {
   const group = (await request(h.app).post(`/api/v2/organization/${org()}/group`).set(key()).send({ name })).body.group_id as string;
-  const res = await request(h.app).post(`/api/v2/scan?group_id=${group}`).set(key()).send({ git_uri: makeGitRepo(files) });
+  const res = await request(h.app)
+    .post(`/api/v2/scan?group_id=${group}`)
+    .set(key())
+    .send({ git_uri: makeGitRepo(files) });
   expect(res.status).toBe(200);
   const scanId = res.body.scan_id as string;
-  await waitFor(async () => (await request(h.app).get(`/api/v2/scan/${scanId}`).set(key())).body.state === "completed", { timeoutMs: 60_000, what: `scan ${scanId}` });
-  const { project_id } = await h.stack.handle.db.selectFrom("scans").select("project_id").where("id", "=", scanId).executeTakeFirstOrThrow();
+  await waitFor(async () => (await request(h.app).get(`/api/v2/scan/${scanId}`).set(key())).body.state === "completed", {
+    timeoutMs: 60_000,
+    what: `scan ${scanId}`,
+  });
+  const { project_id } = await h.stack.handle.db
+    .selectFrom("scans")
+    .select("project_id")
+    .where("id", "=", scanId)
+    .executeTakeFirstOrThrow();
   const stateDir = path.join(h.stack.config.worker.workspaceDir, ".analyzer-state", org(), project_id);
   return { group, projectId: project_id, stateDir };
 }
 
-const cached = (projectId: string) => h.stack.handle.db.selectFrom("analysis_cache").select("analyzer").where("project_id", "=", projectId).execute();
+const cached = (projectId: string) =>
+  h.stack.handle.db.selectFrom("analysis_cache").select("analyzer").where("project_id", "=", projectId).execute();
 
 it("removes the deleted projects' clones, analyzer state and cached analyses from the worker, and keeps the others'", async () => {
-  const files = { "src/db.js": 'const q = "SELECT * FROM t WHERE id = " + req.query.id;\ndb.query(q);\n', "app.py": "import yaml\nyaml.load(open('x'))\n" };
+  const files = {
+    "src/db.js": 'const q = "SELECT * FROM t WHERE id = " + req.query.id;\ndb.query(q);\n',
+    "app.py": "import yaml\nyaml.load(open('x'))\n",
+  };
   const doomed = await scanInGroup("doomed", files);
   const kept = await scanInGroup("kept", files);
   // The issue's report: the project's full clone sits in the worker's state folder.

@@ -48,7 +48,14 @@ afterAll(() => {
 async function rowsAndJobs(h: ApiHarness): Promise<{ scans: number; projects: number; jobs: number }> {
   const db = h.deps.db;
   const count = async (table: "scans" | "projects") =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<string>().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const jobs = Object.values(await h.deps.queue.queue("scans").getJobCounts()).reduce((a, b) => a + b, 0);
   return { scans: await count("scans"), projects: await count("projects"), jobs };
 }
@@ -186,19 +193,29 @@ describe("production policy: refused at validation", () => {
     await expectRefused(h, { git_uri: uri }, reason);
   });
 
-  it.each([[42], [["https://example.com/o/r"]], [{ href: "https://example.com/o/r" }], [null], [true]])("git_uri of type %j → 400", async (value) => {
-    tried.add(`git_uri ${JSON.stringify(value)}`);
-    await expectRefused(h, { git_uri: value }, /git_uri is required and must be a string/);
-  });
-
-  // The branch reaches git's command line too (`--branch=<b>`).
-  it.each(["--upload-pack=touch /tmp/x", "-oProxyCommand=x", "main\n--upload-pack=x", "../../etc/passwd", "a..b", "@{-1}", "main.lock", "a b", "x:y"])(
-    "branch %j → 400",
-    async (branch) => {
-      tried.add(`branch ${branch}`);
-      await expectRefused(h, { git_uri: "https://example.com/o/r.git", branch }, /branch is not a valid git branch name/);
+  it.each([[42], [["https://example.com/o/r"]], [{ href: "https://example.com/o/r" }], [null], [true]])(
+    "git_uri of type %j → 400",
+    async (value) => {
+      tried.add(`git_uri ${JSON.stringify(value)}`);
+      await expectRefused(h, { git_uri: value }, /git_uri is required and must be a string/);
     },
   );
+
+  // The branch reaches git's command line too (`--branch=<b>`).
+  it.each([
+    "--upload-pack=touch /tmp/x",
+    "-oProxyCommand=x",
+    "main\n--upload-pack=x",
+    "../../etc/passwd",
+    "a..b",
+    "@{-1}",
+    "main.lock",
+    "a b",
+    "x:y",
+  ])("branch %j → 400", async (branch) => {
+    tried.add(`branch ${branch}`);
+    await expectRefused(h, { git_uri: "https://example.com/o/r.git", branch }, /branch is not a valid git branch name/);
+  });
 });
 
 describe("production policy with a worker: loopback targets are never connected to", () => {
@@ -223,8 +240,14 @@ describe("production policy with a worker: loopback targets are never connected 
   });
 
   it.each([
-    "https://127.0.0.1:PORT/o/r.git", "https://127.1:PORT/o/r.git", "https://2130706433:PORT/o/r.git", "https://0x7f000001:PORT/o/r.git",
-    "https://[::1]:PORT/o/r.git", "https://[::ffff:127.0.0.1]:PORT/o/r.git", "https://localhost:PORT/o/r.git", "http://127.0.0.1:PORT/o/r.git",
+    "https://127.0.0.1:PORT/o/r.git",
+    "https://127.1:PORT/o/r.git",
+    "https://2130706433:PORT/o/r.git",
+    "https://0x7f000001:PORT/o/r.git",
+    "https://[::1]:PORT/o/r.git",
+    "https://[::ffff:127.0.0.1]:PORT/o/r.git",
+    "https://localhost:PORT/o/r.git",
+    "http://127.0.0.1:PORT/o/r.git",
     "https://user:pass@127.0.0.1:PORT/o/r.git",
   ])("%s → 400, no connection", async (template) => {
     const uri = template.replace("PORT", String(port));
@@ -233,14 +256,20 @@ describe("production policy with a worker: loopback targets are never connected 
     expect(connections).toBe(0);
   });
 
-  (name ? it : it.skip)("a name that resolves to 127.0.0.1 is accepted by the API and refused by the worker at resolution, before connecting", async () => {
-    tried.add("git_uri https://<name in /etc/hosts → 127.0.0.1>/o/r.git");
-    const res = await request(h.app).post("/api/v2/scan").set("X-AX-KEY", h.tenant.token).send({ git_uri: `https://${name}:${port}/o/r.git` });
-    expect(res.status).toBe(200);
-    const scan = await scanState(h, res.body.scan_id as string);
-    expect(scan).toMatchObject({ state: "failed", error: `The host ${name} resolves to a private, loopback or link-local address.` });
-    expect(connections).toBe(0);
-  });
+  (name ? it : it.skip)(
+    "a name that resolves to 127.0.0.1 is accepted by the API and refused by the worker at resolution, before connecting",
+    async () => {
+      tried.add("git_uri https://<name in /etc/hosts → 127.0.0.1>/o/r.git");
+      const res = await request(h.app)
+        .post("/api/v2/scan")
+        .set("X-AX-KEY", h.tenant.token)
+        .send({ git_uri: `https://${name}:${port}/o/r.git` });
+      expect(res.status).toBe(200);
+      const scan = await scanState(h, res.body.scan_id as string);
+      expect(scan).toMatchObject({ state: "failed", error: `The host ${name} resolves to a private, loopback or link-local address.` });
+      expect(connections).toBe(0);
+    },
+  );
 });
 
 describe("ALLOW_INSECURE_GIT_URLS=true (loopback http servers): redirects and repositories git refuses", () => {
@@ -274,32 +303,55 @@ describe("ALLOW_INSECURE_GIT_URLS=true (loopback http servers): redirects and re
     }
   });
 
-  it.each([301, 302, 307, 308])("a %i redirect to another loopback port ends the scan failed with a reason; the target is never contacted", async (status) => {
-    tried.add(`git_uri redirecting with ${status}`);
-    let targetHits = 0;
-    let redirectorHits = 0;
-    const target = await listen((_req, res) => {
-      targetHits += 1;
-      res.writeHead(404).end();
-    });
-    const redirector = await listen((req, res) => {
-      redirectorHits += 1;
-      res.writeHead(status, { Location: `http://127.0.0.1:${target}${req.url ?? "/"}` }).end();
-    });
-    const res = await request(h.app).post("/api/v2/scan").set("X-AX-KEY", h.tenant.token).send({ git_uri: `http://127.0.0.1:${redirector}/org/repo.git` });
-    expect(res.status).toBe(200);
-    const scan = await scanState(h, res.body.scan_id as string);
-    expect(scan).toMatchObject({ state: "failed", error: "The repository URL redirects elsewhere; redirects are not followed. Use the final URL." });
-    expect(redirectorHits).toBeGreaterThan(0);
-    expect(targetHits).toBe(0);
-  });
+  it.each([301, 302, 307, 308])(
+    "a %i redirect to another loopback port ends the scan failed with a reason; the target is never contacted",
+    async (status) => {
+      tried.add(`git_uri redirecting with ${status}`);
+      let targetHits = 0;
+      let redirectorHits = 0;
+      const target = await listen((_req, res) => {
+        targetHits += 1;
+        res.writeHead(404).end();
+      });
+      const redirector = await listen((req, res) => {
+        redirectorHits += 1;
+        res.writeHead(status, { Location: `http://127.0.0.1:${target}${req.url ?? "/"}` }).end();
+      });
+      const res = await request(h.app)
+        .post("/api/v2/scan")
+        .set("X-AX-KEY", h.tenant.token)
+        .send({ git_uri: `http://127.0.0.1:${redirector}/org/repo.git` });
+      expect(res.status).toBe(200);
+      const scan = await scanState(h, res.body.scan_id as string);
+      expect(scan).toMatchObject({
+        state: "failed",
+        error: "The repository URL redirects elsewhere; redirects are not followed. Use the final URL.",
+      });
+      expect(redirectorHits).toBeGreaterThan(0);
+      expect(targetHits).toBe(0);
+    },
+  );
 
   it("a repository whose tree git refuses to check out ('..' entry) ends failed with a reason, not an internal error", async () => {
     tried.add("repository with a '..' tree entry (through the API)");
     const repo = makeGitRepo({ "app.py": "print('hi')\n" });
     const dir = tmpDir("ax-hostile-uri-");
     try {
-      const run = (args: string[], input?: string) => execFileSync("git", args, { cwd: repo, encoding: "utf8", input, env: { PATH: process.env.PATH ?? "", HOME: dir, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "m", GIT_AUTHOR_EMAIL: "m@m", GIT_COMMITTER_NAME: "m", GIT_COMMITTER_EMAIL: "m@m" } }).trim();
+      const run = (args: string[], input?: string) =>
+        execFileSync("git", args, {
+          cwd: repo,
+          encoding: "utf8",
+          input,
+          env: {
+            PATH: process.env.PATH ?? "",
+            HOME: dir,
+            GIT_CONFIG_NOSYSTEM: "1",
+            GIT_AUTHOR_NAME: "m",
+            GIT_AUTHOR_EMAIL: "m@m",
+            GIT_COMMITTER_NAME: "m",
+            GIT_COMMITTER_EMAIL: "m@m",
+          },
+        }).trim();
       const blob = run(["hash-object", "-w", "--stdin"], "x\n");
       const tree = run(["mktree"], `100644 blob ${blob}\t..\n100644 blob ${blob}\tapp.py\n`);
       run(["update-ref", "refs/heads/main", run(["commit-tree", "-m", "dots", tree])]);

@@ -25,13 +25,20 @@ describe("HTTP conventions", () => {
   it("refuses non-JSON bodies with 415, malformed JSON with 400 and oversized bodies with 413", async () => {
     const r415 = await request(h.app).post("/api/v2/scan").set(key()).set("Content-Type", "text/plain").send("git_uri=x");
     expect(r415.status).toBe(415);
-    expect(r415.body).toEqual({ code: 415, error: "unsupported_media_type", message: "Request bodies must be JSON (Content-Type: application/json)." });
+    expect(r415.body).toEqual({
+      code: 415,
+      error: "unsupported_media_type",
+      message: "Request bodies must be JSON (Content-Type: application/json).",
+    });
 
     const r400 = await request(h.app).post("/api/v2/scan").set(key()).set("Content-Type", "application/json").send('{"git_uri": ');
     expect(r400.status).toBe(400);
     expect(r400.body).toEqual({ code: 400, error: "malformed_json", message: "Request body is not valid JSON." });
 
-    const r413 = await request(h.app).post("/api/v2/scan").set(key()).send({ git_uri: "https://github.com/a/b", pad: "x".repeat(5000) });
+    const r413 = await request(h.app)
+      .post("/api/v2/scan")
+      .set(key())
+      .send({ git_uri: "https://github.com/a/b", pad: "x".repeat(5000) });
     expect(r413.status).toBe(413);
     expect(r413.body.code).toBe(413);
   });
@@ -55,9 +62,15 @@ describe("HTTP conventions", () => {
     expect(r.body.openapi).toBe("3.1.0");
     expect(r.body.components.securitySchemes.ApiKeyAuth).toEqual({ type: "apiKey", in: "header", name: "X-AX-KEY" });
     const put = r.body.paths["/api/v2/scan/{scan_id}/finding/{finding_id}"].put;
-    expect(Object.keys(put.requestBody.content["application/json"].schema.properties).sort()).toEqual(
-      ["confidence", "impact", "likelihood", "reason", "remediation", "severity", "status"],
-    );
+    expect(Object.keys(put.requestBody.content["application/json"].schema.properties).sort()).toEqual([
+      "confidence",
+      "impact",
+      "likelihood",
+      "reason",
+      "remediation",
+      "severity",
+      "status",
+    ]);
     expect(r.body.paths["/api/v2/scan"].post.requestBody.content["application/json"].schema.required).toEqual(["git_uri"]);
     expect(r.body.paths["/api/v2/organization/{organization_id}/group/{group_id}"].delete).toBeDefined();
     expect(r.body.paths["/api/v2/health"].get.security).toEqual([]);
@@ -82,7 +95,9 @@ describe("HTTP conventions", () => {
     const r = await request(h.app).get("/api/v2/metrics");
     expect(r.status).toBe(200);
     expect(r.headers["content-type"]).toMatch(/text\/plain/);
-    expect(r.text).toContain('http_request_duration_seconds_bucket{le="0.005",method="GET",route="/api/v2/scan/:scan_id",status_code="404"}');
+    expect(r.text).toContain(
+      'http_request_duration_seconds_bucket{le="0.005",method="GET",route="/api/v2/scan/:scan_id",status_code="404"}',
+    );
     expect(r.text).toMatch(/bullmq_job_count\{queue="scans",state="waiting"\} \d+/);
     expect(r.text).toContain("process_cpu_user_seconds_total");
   });

@@ -30,11 +30,22 @@ const freshIp = () => `203.0.113.${nextIp++}`;
 beforeAll(async () => {
   [h, short, off] = await Promise.all([
     createApiHarness({
-      env: { RATE_LIMIT_ENABLED: "true", RATE_LIMIT_TOKEN_PER_MINUTE: String(TOKEN_LIMIT), RATE_LIMIT_IP_PER_MINUTE: String(IP_LIMIT), TRUST_PROXY: "true" },
+      env: {
+        RATE_LIMIT_ENABLED: "true",
+        RATE_LIMIT_TOKEN_PER_MINUTE: String(TOKEN_LIMIT),
+        RATE_LIMIT_IP_PER_MINUTE: String(IP_LIMIT),
+        TRUST_PROXY: "true",
+      },
     }),
     createApiHarness({ env: { RATE_LIMIT_ENABLED: "true", RATE_LIMIT_TOKEN_PER_MINUTE: "2", RATE_LIMIT_WINDOW_MS: "2000" } }),
     createApiHarness({
-      env: { RATE_LIMIT_ENABLED: "false", RATE_LIMIT_TOKEN_PER_MINUTE: "1", RATE_LIMIT_IP_PER_MINUTE: "1", MAX_SCANS_IN_FLIGHT_PER_ORG: "2", MAX_BODY_BYTES: "4096" },
+      env: {
+        RATE_LIMIT_ENABLED: "false",
+        RATE_LIMIT_TOKEN_PER_MINUTE: "1",
+        RATE_LIMIT_IP_PER_MINUTE: "1",
+        MAX_SCANS_IN_FLIGHT_PER_ORG: "2",
+        MAX_BODY_BYTES: "4096",
+      },
     }),
   ]);
   repo = makeGitRepo({ "app.js": "console.log('hi');\n" });
@@ -67,7 +78,11 @@ describe("rate limits", () => {
     const refused = await profile(h.app, ip, token);
     expect429(refused, TOKEN_LIMIT);
     expect(refused.headers["content-type"]).toMatch(/^application\/json/);
-    expect(refused.body).toEqual({ code: 429, error: "rate_limited", message: expect.stringMatching(/^Too many requests with this token; try again in \d+ seconds\.$/) });
+    expect(refused.body).toEqual({
+      code: 429,
+      error: "rate_limited",
+      message: expect.stringMatching(/^Too many requests with this token; try again in \d+ seconds\.$/),
+    });
 
     const other = await h.member("viewer");
     expect((await profile(h.app, ip, other)).status).toBe(200);
@@ -120,14 +135,22 @@ describe("rate limits", () => {
     const token = await h.member("member");
     const ip = freshIp();
     for (let i = 0; i < TOKEN_LIMIT; i++) await profile(h.app, ip, token);
-    const byToken = await request(h.app).post("/api/v2/ai/chatbot").set("X-Forwarded-For", ip).set("X-AX-KEY", token).send({ prompt: "hi" });
+    const byToken = await request(h.app)
+      .post("/api/v2/ai/chatbot")
+      .set("X-Forwarded-For", ip)
+      .set("X-AX-KEY", token)
+      .send({ prompt: "hi" });
     expect429(byToken, TOKEN_LIMIT);
     expect(byToken.headers["content-type"]).toBe(MARKDOWN);
     expect(byToken.text).toMatch(/^\*\*Error 429\.\*\* Too many requests with this token/);
 
     const flooded = freshIp();
     for (let i = 0; i < IP_LIMIT; i++) await profile(h.app, flooded);
-    const byIp = await request(h.app).post(`/api/v2/${h.tenant.organization_id}/chatbot`).set("X-Forwarded-For", flooded).set("X-AX-KEY", h.tenant.token).send({ prompt: "hi" });
+    const byIp = await request(h.app)
+      .post(`/api/v2/${h.tenant.organization_id}/chatbot`)
+      .set("X-Forwarded-For", flooded)
+      .set("X-AX-KEY", h.tenant.token)
+      .send({ prompt: "hi" });
     expect429(byIp, IP_LIMIT);
     expect(byIp.headers["content-type"]).toBe(MARKDOWN);
     expect(byIp.text).toMatch(/^\*\*Error 429\.\*\* Too many requests from this address/);
@@ -136,7 +159,9 @@ describe("rate limits", () => {
   it("never limits or counts the health endpoints", async () => {
     const ip = freshIp();
     for (let i = 0; i < IP_LIMIT + 5; i++) {
-      const r = await request(h.app).get(["/api/v2/health", "/api/v2/health/ready", "/api/v2/metrics"][i % 3]!).set("X-Forwarded-For", ip);
+      const r = await request(h.app)
+        .get(["/api/v2/health", "/api/v2/health/ready", "/api/v2/metrics"][i % 3]!)
+        .set("X-Forwarded-For", ip);
       expect(r.status).toBe(200);
       expect(r.headers["ratelimit-limit"]).toBeUndefined();
     }
@@ -199,7 +224,15 @@ describe("rate limits", () => {
 
 describe("scans in flight per organization", () => {
   const countScans = async (orgId: string) =>
-    Number((await off.deps.db.selectFrom("scans").select((eb) => eb.fn.countAll<string>().as("n")).where("organization_id", "=", orgId).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await off.deps.db
+          .selectFrom("scans")
+          .select((eb) => eb.fn.countAll<string>().as("n"))
+          .where("organization_id", "=", orgId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const startScan = (token: string, headers: Record<string, string> = {}) =>
     request(off.app).post("/api/v2/scan").set("X-AX-KEY", token).set(headers).send({ git_uri: repo });
 
@@ -212,7 +245,11 @@ describe("scans in flight per organization", () => {
     const third = await startScan(off.tenant.token);
     expect(third.status).toBe(429);
     expect(third.headers["retry-after"]).toBe("30");
-    expect(third.body).toEqual({ code: 429, error: "too_many_scans", message: expect.stringMatching(/already has 2 scans queued or running/) });
+    expect(third.body).toEqual({
+      code: 429,
+      error: "too_many_scans",
+      message: expect.stringMatching(/already has 2 scans queued or running/),
+    });
     expect(await countScans(org)).toBe(2);
 
     // Repeating an accepted request is not a new scan, so the limit does not refuse it.
@@ -234,7 +271,10 @@ describe("scans in flight per organization", () => {
   });
 
   it("answers an oversized JSON body with a clear 413", async () => {
-    const r = await request(off.app).post("/api/v2/scan").set("X-AX-KEY", off.tenant.token).send({ git_uri: repo, pad: "x".repeat(5000) });
+    const r = await request(off.app)
+      .post("/api/v2/scan")
+      .set("X-AX-KEY", off.tenant.token)
+      .send({ git_uri: repo, pad: "x".repeat(5000) });
     expect(r.status).toBe(413);
     expect(r.body).toEqual({ code: 413, error: "payload_too_large", message: "Request body is too large." });
   });

@@ -18,7 +18,9 @@ it("lists the analyzers whose tool does not answer, with the Debian packages to 
   ];
   const missing = await missingAnalyzers(absent);
   expect(missing.map((a) => a.name)).toEqual(["bandit", "cppcheck"]);
-  expect(missingAnalyzersNotice(missing)).toBe("Analyzers not installed: bandit, cppcheck. Scans run without them; install them with: apt-get install bandit cppcheck");
+  expect(missingAnalyzersNotice(missing)).toBe(
+    "Analyzers not installed: bandit, cppcheck. Scans run without them; install them with: apt-get install bandit cppcheck",
+  );
   expect(missingAnalyzersNotice([])).toBeNull();
 });
 
@@ -28,9 +30,12 @@ it("finds this machine's analyzers where the scanner finds them", async () => {
   const missing = (await missingAnalyzers(all)).map((a) => a.name);
   for (const name of ["bandit", "flawfinder", "cppcheck", "shellcheck"]) expect(missing.includes(name)).toBe(findOnPath(name) === null);
   // And a binary given by path is asked, not looked up by name.
-  expect(await missingAnalyzers([{ ...flawfinderAnalyzer({ binary: "/nonexistent/flawfinder" }), debianPackage: "flawfinder" }, { ...shellcheckAnalyzer(), debianPackage: "shellcheck" }])).toHaveLength(
-    findOnPath("shellcheck") ? 1 : 2,
-  );
+  expect(
+    await missingAnalyzers([
+      { ...flawfinderAnalyzer({ binary: "/nonexistent/flawfinder" }), debianPackage: "flawfinder" },
+      { ...shellcheckAnalyzer(), debianPackage: "shellcheck" },
+    ]),
+  ).toHaveLength(findOnPath("shellcheck") ? 1 : 2);
 });
 
 it("npm start says once which analyzers are missing and how to install them, and starts", async () => {

@@ -54,7 +54,8 @@ afterAll(() => h.close());
 const docPath = (r: AnyRoute) => `${API_PREFIX}${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`;
 const operation = (r: AnyRoute) => doc.paths[docPath(r)]![r.method]!;
 const name = (r: AnyRoute) => `${r.method.toUpperCase()} ${r.path}`;
-const shapeOf = (schema: z.ZodType | undefined): Record<string, z.ZodType> => (schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {});
+const shapeOf = (schema: z.ZodType | undefined): Record<string, z.ZodType> =>
+  schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {};
 /** What the handler's schema does with a missing value: refusing it is being required. */
 const requiredBySchema = (field: z.ZodType) => !field.safeParse(undefined).success;
 
@@ -63,9 +64,21 @@ function fields(r: AnyRoute): { where: string; name: string; doc: Schema; requir
   const op = operation(r);
   const params = (op.parameters ?? [])
     .filter((p) => p.in !== "header")
-    .map((p) => ({ where: p.in, name: p.name, doc: p.schema, required: p.required, zod: shapeOf(p.in === "path" ? r.params : r.query)[p.name] }));
+    .map((p) => ({
+      where: p.in,
+      name: p.name,
+      doc: p.schema,
+      required: p.required,
+      zod: shapeOf(p.in === "path" ? r.params : r.query)[p.name],
+    }));
   const body = op.requestBody?.content["application/json"]?.schema;
-  const props = Object.entries(body?.properties ?? {}).map(([k, s]) => ({ where: "body", name: k, doc: s, required: (body?.required ?? []).includes(k), zod: shapeOf(r.body)[k] }));
+  const props = Object.entries(body?.properties ?? {}).map(([k, s]) => ({
+    where: "body",
+    name: k,
+    doc: s,
+    required: (body?.required ?? []).includes(k),
+    zod: shapeOf(r.body)[k],
+  }));
   return [...params, ...props];
 }
 
@@ -89,10 +102,17 @@ describe("the OpenAPI document", () => {
       const described = fields(r);
       for (const f of described) {
         if (!f.zod) wrong.push(`${name(r)}: ${f.where}.${f.name} is documented but not parsed`);
-        else if (f.where !== "path" && f.required !== requiredBySchema(f.zod)) wrong.push(`${name(r)}: ${f.where}.${f.name} documented ${f.required ? "required" : "optional"}, parsed otherwise`);
+        else if (f.where !== "path" && f.required !== requiredBySchema(f.zod))
+          wrong.push(`${name(r)}: ${f.where}.${f.name} documented ${f.required ? "required" : "optional"}, parsed otherwise`);
       }
-      for (const [where, schema] of [["path", r.params], ["query", r.query], ["body", r.body]] as const) {
-        for (const k of Object.keys(shapeOf(schema))) if (!described.some((f) => f.where === where && f.name === k)) wrong.push(`${name(r)}: ${where}.${k} is parsed but not documented`);
+      for (const [where, schema] of [
+        ["path", r.params],
+        ["query", r.query],
+        ["body", r.body],
+      ] as const) {
+        for (const k of Object.keys(shapeOf(schema)))
+          if (!described.some((f) => f.where === where && f.name === k))
+            wrong.push(`${name(r)}: ${where}.${k} is parsed but not documented`);
       }
       const body = operation(r).requestBody?.content["application/json"]?.schema;
       if (body && body.additionalProperties !== false) wrong.push(`${name(r)}: the body does not say that unknown fields are refused`);
@@ -101,7 +121,14 @@ describe("the OpenAPI document", () => {
     expect(wrong).toEqual([]);
     // The fields of the bug report.
     const feedback = routes.find((r) => r.operationId === "aiFeedback")!;
-    expect(fields(feedback).filter((f) => f.where === "query").map((f) => [f.name, f.required])).toEqual([["organization_id", true], ["group_id", true]]);
+    expect(
+      fields(feedback)
+        .filter((f) => f.where === "query")
+        .map((f) => [f.name, f.required]),
+    ).toEqual([
+      ["organization_id", true],
+      ["group_id", true],
+    ]);
   });
 
   it("lists, for every enum and pattern, what the schema accepts and refuses", () => {
@@ -121,14 +148,16 @@ describe("the OpenAPI document", () => {
           const refused = f.zod.safeParse(list ? [BOGUS] : BOGUS);
           if (refused.success) wrong.push(`${at} accepts a value its enum does not list`);
           // A query list names what it takes (the message a user sees).
-          else if (list && !values.every((v) => refused.error.issues[0]!.message.includes(v))) wrong.push(`${at}: the error does not list every allowed value`);
+          else if (list && !values.every((v) => refused.error.issues[0]!.message.includes(v)))
+            wrong.push(`${at}: the error does not list every allowed value`);
         }
         if (s.pattern) {
           const re = new RegExp(s.pattern);
           for (const v of fc.sample(fc.stringMatching(re), { numRuns: 25, seed: 17 })) {
             if (!f.zod.safeParse(list ? [v] : v).success) wrong.push(`${at} refuses ${JSON.stringify(v)}, which matches its pattern`);
           }
-          if (f.zod.safeParse(list ? ["not a match!"] : "not a match!").success) wrong.push(`${at} accepts a value its pattern does not match`);
+          if (f.zod.safeParse(list ? ["not a match!"] : "not a match!").success)
+            wrong.push(`${at} accepts a value its pattern does not match`);
         }
       }
     }
@@ -160,19 +189,32 @@ describe("the OpenAPI document", () => {
       ["chat", "body", "sessione_id", null, "^[\\w.:@-]{1,128}$"],
       ["chatInOrganization", "body", "sessione_id", null, "^[\\w.:@-]{1,128}$"],
     ];
-    expect(expected.map(([op, where, field]) => constrained(op, where, field))).toEqual(expected.map(([op, where, field, e, p]) => ({ at: `${op} ${where}.${field}`, enum: e, pattern: p })));
+    expect(expected.map(([op, where, field]) => constrained(op, where, field))).toEqual(
+      expected.map(([op, where, field, e, p]) => ({ at: `${op} ${where}.${field}`, enum: e, pattern: p })),
+    );
   });
 
   it("lists the statuses the chain answers on every route: 400, 401 (token routes), 413, 415, 429 (all but the health probes)", () => {
     const wrong: string[] = [];
     for (const r of routes) {
       const listed = Object.keys(operation(r).responses).map(Number);
-      const expected = [400, 413, 415, ...(r.auth === "public" ? [] : [401]), ...(isRateLimitExempt(`${API_PREFIX}${r.path}`) ? [] : [429]), ...(r.enabled ? [404] : [])];
+      const expected = [
+        400,
+        413,
+        415,
+        ...(r.auth === "public" ? [] : [401]),
+        ...(isRateLimitExempt(`${API_PREFIX}${r.path}`) ? [] : [429]),
+        ...(r.enabled ? [404] : []),
+      ];
       for (const s of expected) if (!listed.includes(s)) wrong.push(`${name(r)} does not list ${s}`);
       if (r.auth === "public" && listed.includes(401)) wrong.push(`${name(r)} is public but lists 401`);
     }
     expect(wrong).toEqual([]);
-    expect(routes.filter((r) => !Object.keys(operation(r).responses).includes("429")).map(name)).toEqual(["GET /health", "GET /health/ready", "GET /metrics"]);
+    expect(routes.filter((r) => !Object.keys(operation(r).responses).includes("429")).map(name)).toEqual([
+      "GET /health",
+      "GET /health/ready",
+      "GET /metrics",
+    ]);
   });
 });
 
@@ -190,11 +232,13 @@ describe("the statuses the document lists are the ones the service answers", () 
       if (res.status !== status) return void wrong.push(`${name(r)} ${what}: ${res.status}, expected ${status}`);
       const type = contentType(r, status);
       if (!type) wrong.push(`${name(r)} ${what}: ${status} is not documented`);
-      else if (!String(res.headers["content-type"]).startsWith(type)) wrong.push(`${name(r)} ${what}: answered ${res.headers["content-type"]}, documented ${type}`);
+      else if (!String(res.headers["content-type"]).startsWith(type))
+        wrong.push(`${name(r)} ${what}: answered ${res.headers["content-type"]}, documented ${type}`);
     };
     for (const r of routes) {
       const token = (t: request.Test) => (r.auth === "public" ? t : t.set("X-AX-KEY", h.tenant.token));
-      if (r.auth !== "public") check(r, "no token, text body", await call(r).set("Content-Type", "text/plain").send("x".repeat(10_000)), 401);
+      if (r.auth !== "public")
+        check(r, "no token, text body", await call(r).set("Content-Type", "text/plain").send("x".repeat(10_000)), 401);
       check(r, "text body", await token(call(r)).set("Content-Type", "text/plain").send("hello"), 415);
       check(r, "oversized body", await token(call(r)).send({ pad: "x".repeat(10_000) }), 413);
       check(r, "malformed JSON", await token(call(r)).set("Content-Type", "application/json").send("{"), 400);

@@ -30,19 +30,29 @@ const HTTPS = "https://git.example.test/acme/app.git";
 
 beforeAll(async () => {
   [e2e, strict, capped, disabled] = await Promise.all([
-    createApiHarness({ worker: true, env: { PUBLIC_SCAN_ALLOW_INSECURE: "true", PUBLIC_SCAN_READS_PER_IP_PER_MINUTE: "100000", PUBLIC_SCAN_SWEEP_INTERVAL_MS: "1000" } }),
+    createApiHarness({
+      worker: true,
+      env: { PUBLIC_SCAN_ALLOW_INSECURE: "true", PUBLIC_SCAN_READS_PER_IP_PER_MINUTE: "100000", PUBLIC_SCAN_SWEEP_INTERVAL_MS: "1000" },
+    }),
     createApiHarness({ env: { TRUST_PROXY: "true", PUBLIC_SCAN_PER_IP_PER_HOUR: "2", PUBLIC_SCAN_MAX_IN_FLIGHT: "0" } }),
     createApiHarness({ env: { TRUST_PROXY: "true", PUBLIC_SCAN_MAX_IN_FLIGHT: "1" } }),
     createApiHarness({ env: { PUBLIC_SCAN_ENABLED: "false" } }),
   ]);
-  repo = makeGitRepo({ "src/db.js": fs.readFileSync(path.join(FIXTURES, "vulnerable.js"), "utf8"), "src/safe.js": fs.readFileSync(path.join(FIXTURES, "safe.js"), "utf8") });
+  repo = makeGitRepo({
+    "src/db.js": fs.readFileSync(path.join(FIXTURES, "vulnerable.js"), "utf8"),
+    "src/safe.js": fs.readFileSync(path.join(FIXTURES, "safe.js"), "utf8"),
+  });
 });
 afterAll(async () => {
   await Promise.all([e2e, strict, capped, disabled].map((h) => h?.close()));
   if (repo) fs.rmSync(repo, { recursive: true, force: true });
 });
 
-const submit = (h: ApiHarness, body: unknown, ip = freshIp()) => request(h.app).post("/api/v2/public/scan").set("X-Forwarded-For", ip).send(body as object);
+const submit = (h: ApiHarness, body: unknown, ip = freshIp()) =>
+  request(h.app)
+    .post("/api/v2/public/scan")
+    .set("X-Forwarded-For", ip)
+    .send(body as object);
 
 describe("public scan, end to end", () => {
   let scanId: string;
@@ -74,7 +84,18 @@ describe("public scan, end to end", () => {
     expect(findings).toEqual(expect.arrayContaining([expect.objectContaining({ cwe_id: "CWE-89", file: "src/db.js", start_line: 6 })]));
     expect(findings.every((f) => f.file === "src/db.js")).toBe(true);
     // The reduced view: no triage, no AI label, no internal ids.
-    expect(Object.keys(findings[0]!).sort()).toEqual(["confidence", "cwe_id", "end_line", "file", "finding_id", "message", "rule_id", "severity", "start_line", "title"]);
+    expect(Object.keys(findings[0]!).sort()).toEqual([
+      "confidence",
+      "cwe_id",
+      "end_line",
+      "file",
+      "finding_id",
+      "message",
+      "rule_id",
+      "severity",
+      "start_line",
+      "title",
+    ]);
     expect(page.body.next_cursor).toBeNull();
     // Counted from the stored findings, like a private scan's (nobody can triage these).
     expect(scan.counts).toMatchObject({ total: findings.length, to_review: findings.length, false_positive: 0, fixed: 0 });
@@ -83,7 +104,9 @@ describe("public scan, end to end", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const r: request.Response = await request(e2e.app).get(`/api/v2/public/scan/${scanId}/findings?limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+      const r: request.Response = await request(e2e.app).get(
+        `/api/v2/public/scan/${scanId}/findings?limit=1${cursor ? `&cursor=${cursor}` : ""}`,
+      );
       expect(r.status).toBe(200);
       seen.push(...(r.body.findings as { finding_id: string }[]).map((f) => f.finding_id));
       cursor = r.body.next_cursor as string | null;
@@ -94,7 +117,8 @@ describe("public scan, end to end", () => {
 
   it("keeps public and private scans apart (404 both ways)", async () => {
     const token = { "X-AX-KEY": e2e.tenant.token };
-    for (const p of [`/api/v2/scan/${scanId}`, `/api/v2/scan/${scanId}/findings`, `/api/v2/scan/${scanId}/sarif`]) expect((await request(e2e.app).get(p).set(token)).status).toBe(404);
+    for (const p of [`/api/v2/scan/${scanId}`, `/api/v2/scan/${scanId}/findings`, `/api/v2/scan/${scanId}/sarif`])
+      expect((await request(e2e.app).get(p).set(token)).status).toBe(404);
     expect((await request(e2e.app).post(`/api/v2/scan/${scanId}/cancel`).set(token)).status).toBe(404);
     const listed = await request(e2e.app).get("/api/v2/scan").set(token);
     expect((listed.body.scans as { scan_id: string }[]).map((s) => s.scan_id)).not.toContain(scanId);
@@ -103,7 +127,8 @@ describe("public scan, end to end", () => {
 
     const mine = await request(e2e.app).post("/api/v2/scan").set(token).send({ git_uri: repo });
     expect(mine.status).toBe(200);
-    for (const p of [`/api/v2/public/scan/${mine.body.scan_id}`, `/api/v2/public/scan/${mine.body.scan_id}/findings`]) expect((await request(e2e.app).get(p)).status).toBe(404);
+    for (const p of [`/api/v2/public/scan/${mine.body.scan_id}`, `/api/v2/public/scan/${mine.body.scan_id}/findings`])
+      expect((await request(e2e.app).get(p)).status).toBe(404);
     expect((await request(e2e.app).get("/api/v2/public/scan/00000000-0000-4000-8000-000000000000")).status).toBe(404);
     expect((await request(e2e.app).get("/api/v2/public/scan/not-an-id")).status).toBe(404);
   });
@@ -144,16 +169,34 @@ describe("retention", () => {
     const db = h.stack.handle.db;
     const { organizationId, groupId } = organization ?? (await ensureInternalOrganization(db, PUBLIC_ORG_KEY));
     const project = await findOrCreateProject(db, { organizationId, groupId, gitUrl: url, name: "r" });
-    const { scan } = await createScan(db, { organizationId, groupId, projectId: project.id, createdBy: null, gitUri: url, branch: null, idempotencyKey: null, requestHash: null });
+    const { scan } = await createScan(db, {
+      organizationId,
+      groupId,
+      projectId: project.id,
+      createdBy: null,
+      gitUri: url,
+      branch: null,
+      idempotencyKey: null,
+      requestHash: null,
+    });
     await markRunning(db, scan.id);
-    await storeScanResults(db, { scanId: scan.id, projectId: project.id, organizationId, findings: [finding(1), finding(2)], analyzers: [], languages: [] });
+    await storeScanResults(db, {
+      scanId: scan.id,
+      projectId: project.id,
+      organizationId,
+      findings: [finding(1), finding(2)],
+      analyzers: [],
+      languages: [],
+    });
     return scan.id;
   }
   // created_at is write-once in the row types; a test moves it back in time by hand, the
   // scan's project with it (a project is never younger than its scans).
   const age = async (h: ApiHarness, scanId: string, hours: number) => {
     await sql`UPDATE scans SET created_at = now() - make_interval(hours => ${hours}) WHERE id = ${scanId}`.execute(h.stack.handle.db);
-    await sql`UPDATE projects SET created_at = now() - make_interval(hours => ${hours}) WHERE id = (SELECT project_id FROM scans WHERE id = ${scanId})`.execute(h.stack.handle.db);
+    await sql`UPDATE projects SET created_at = now() - make_interval(hours => ${hours}) WHERE id = (SELECT project_id FROM scans WHERE id = ${scanId})`.execute(
+      h.stack.handle.db,
+    );
   };
   const rows = async (h: ApiHarness, scanId: string) => ({
     scans: (await h.stack.handle.db.selectFrom("scans").select("id").where("id", "=", scanId).execute()).length,
@@ -235,7 +278,10 @@ describe("limits and URL policy", () => {
     const refused = await submit(capped, { git_uri: `${HTTPS}x` });
     expect(refused.status).toBe(429);
     expect(refused.headers["retry-after"]).toBe("30");
-    const { n } = await capped.stack.handle.db.selectFrom("scans").select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow();
+    const { n } = await capped.stack.handle.db
+      .selectFrom("scans")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .executeTakeFirstOrThrow();
     expect(Number(n)).toBe(1);
     // Customers' scans are not counted against the public cap, nor it against theirs.
     expect((await request(capped.app).post("/api/v2/scan").set("X-AX-KEY", capped.tenant.token).send({ git_uri: HTTPS })).status).toBe(200);
@@ -247,7 +293,11 @@ describe("limits and URL policy", () => {
     const id = "00000000-0000-4000-8000-000000000000";
     for (const p of [`/api/v2/public/scan/${id}`, `/api/v2/public/scan/${id}/findings`]) {
       const res = await request(disabled.app).get(p);
-      expect({ p, status: res.status, body: res.body as unknown }).toEqual({ p, status: 404, body: { code: 404, message: "No such endpoint." } });
+      expect({ p, status: res.status, body: res.body as unknown }).toEqual({
+        p,
+        status: 404,
+        body: { code: 404, error: "not_found", message: "No such endpoint." },
+      });
     }
   });
 });

@@ -64,7 +64,11 @@ it("answers 503 while Redis is down, creates nothing then, and loses no queued s
   const refused = await request(h.app).post("/api/v2/scan").set(key).send({ git_uri: repo });
   expect(refused.status).toBe(503);
   expect(refused.headers["retry-after"]).toBe("5");
-  expect(refused.body).toEqual({ code: 503, error: "queue_unavailable", message: "The scan queue is unavailable right now; try again shortly." });
+  expect(refused.body).toEqual({
+    code: 503,
+    error: "queue_unavailable",
+    message: "The scan queue is unavailable right now; try again shortly.",
+  });
   const ready = await request(h.app).get("/api/v2/health/ready");
   expect(ready.status).toBe(503);
   expect(ready.body.checks).toEqual({ database: "ok", redis: "failing" });
@@ -72,12 +76,19 @@ it("answers 503 while Redis is down, creates nothing then, and loses no queued s
   const workers = await request(h.app).get("/api/v2/admin/workers").set(admin);
   expect(workers.status).toBe(503);
   expect(workers.headers["retry-after"]).toBe("5");
-  expect(workers.body).toEqual({ code: 503, error: "redis_unavailable", message: "The service's queue store is unavailable right now; try again shortly." });
+  expect(workers.body).toEqual({
+    code: 503,
+    error: "redis_unavailable",
+    message: "The service's queue store is unavailable right now; try again shortly.",
+  });
   const rows = await h.stack.handle.db.selectFrom("scans").select("id").execute();
   expect(rows.map((r) => r.id).sort()).toEqual([...queued].sort());
 
   await startRedis();
-  await waitFor(async () => (await request(h.app).get("/api/v2/health/ready")).status === 200, { timeoutMs: 20_000, what: "API to see Redis again" });
+  await waitFor(async () => (await request(h.app).get("/api/v2/health/ready")).status === 200, {
+    timeoutMs: 20_000,
+    what: "API to see Redis again",
+  });
   await h.startWorker();
   for (const id of queued) {
     const scan = await waitFor(

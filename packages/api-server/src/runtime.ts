@@ -52,7 +52,13 @@ export async function startApi(config: Config, db: Db, logger: Logger): Promise<
 
 /** True when something answers PING at the URL within two seconds. */
 export async function redisAnswers(url: string): Promise<boolean> {
-  const probe = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 2_000, retryStrategy: () => null });
+  const probe = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2_000,
+    retryStrategy: () => null,
+  });
   probe.on("error", () => undefined);
   try {
     await probe.connect();
@@ -82,9 +88,13 @@ export async function ensureRedis(config: Config, log: Logger): Promise<ChildPro
   const dir = path.join(config.database.dataDir, "redis");
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const port = url.port || "6379";
-  const child = spawn("redis-server", ["--port", port, "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--save", "", "--maxmemory-policy", "noeviction"], {
-    stdio: "ignore",
-  });
+  const child = spawn(
+    "redis-server",
+    ["--port", port, "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--save", "", "--maxmemory-policy", "noeviction"],
+    {
+      stdio: "ignore",
+    },
+  );
   for (let i = 0; i < 50; i++) {
     if (await redisAnswers(config.redis.url)) {
       log.info("started redis-server for this process", { port, dir });

@@ -85,7 +85,9 @@ const resultsOf = (log: Sarif) => log.runs.flatMap((r) => r.results);
 
 /** What a rule must say when described from these findings as the analyzer reported them. */
 function reportedRule(fs: F[]) {
-  const [top] = [...fs].sort((a, b) => RANK[a.severity]! - RANK[b.severity]! || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.start_line - b.start_line));
+  const [top] = [...fs].sort(
+    (a, b) => RANK[a.severity]! - RANK[b.severity]! || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.start_line - b.start_line),
+  );
   const f = top as F;
   return {
     level: LEVEL[f.severity],
@@ -149,7 +151,8 @@ describe("SARIF rule metadata and triage", () => {
 
   it("takes other analyzers' rules from what they reported at scan time, even when every finding was re-triaged", async () => {
     const expected = reportedRule(shell);
-    for (const f of shell) await triage(first, f.finding_id, { severity: "critical", remediation: "Reviewer: quote it.", confidence: "low" });
+    for (const f of shell)
+      await triage(first, f.finding_id, { severity: "critical", remediation: "Reviewer: quote it.", confidence: "low" });
     const rule = ruleIn(await sarif(first), shell[0]!.rule_id);
     expect(described(rule)).toEqual(expected);
     expect(rule?.help?.text).not.toBe("Reviewer: quote it.");
@@ -180,7 +183,11 @@ describe("SARIF rule metadata and triage", () => {
       const log = await sarif(third);
       expect(resultsOf(log).some((r) => r.baselineState === "absent" || r.ruleId === shell[0]!.rule_id)).toBe(false);
       const withAbsent = await sarif(third, "?include_absent=true");
-      expect(resultsOf(withAbsent).filter((r) => r.ruleId === shell[0]!.rule_id).every((r) => r.baselineState === "absent")).toBe(true);
+      expect(
+        resultsOf(withAbsent)
+          .filter((r) => r.ruleId === shell[0]!.rule_id)
+          .every((r) => r.baselineState === "absent"),
+      ).toBe(true);
       expect(described(ruleIn(withAbsent, shell[0]!.rule_id))).toEqual(reportedRule(shell));
     });
   });

@@ -107,7 +107,9 @@ describe("a full scan", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const r: request.Response = await request(h.app).get(`/api/v2/scan/${scanId}/findings?limit=2${cursor ? `&cursor=${cursor}` : ""}`).set(key());
+      const r: request.Response = await request(h.app)
+        .get(`/api/v2/scan/${scanId}/findings?limit=2${cursor ? `&cursor=${cursor}` : ""}`)
+        .set(key());
       seen.push(...r.body.findings.map((f: FindingBody) => f.finding_id));
       cursor = r.body.next_cursor;
     } while (cursor);
@@ -124,7 +126,9 @@ describe("a full scan", () => {
     const results = sarif.runs.flatMap((run: { results: unknown[] }) => run.results);
     expect(results).toHaveLength(findings.length);
     expect(results[0].partialFingerprints["axFingerprint/v1"]).toMatch(/^[0-9a-f]{64}$/);
-    expect(sarif.runs[0].tool.driver.rules[0].properties.tags).toEqual(expect.arrayContaining([expect.stringMatching(/^external\/cwe\/cwe-\d+$/)]));
+    expect(sarif.runs[0].tool.driver.rules[0].properties.tags).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^external\/cwe\/cwe-\d+$/)]),
+    );
   });
 
   describe("triage", () => {
@@ -154,7 +158,11 @@ describe("a full scan", () => {
 
       const hist = await request(h.app).get(`${url()}/history`).set(key());
       expect(hist.body.history).toEqual([
-        expect.objectContaining({ source: "review", changed_by: { user_id: h.tenant.user_id, display_name: "Ada Owner" }, changes: { status: { from: "TO REVIEW", to: "TRUE POSITIVE" }, reason: { from: null, to: "Reachable from /user" } } }),
+        expect.objectContaining({
+          source: "review",
+          changed_by: { user_id: h.tenant.user_id, display_name: "Ada Owner" },
+          changes: { status: { from: "TO REVIEW", to: "TRUE POSITIVE" }, reason: { from: null, to: "Reachable from /user" } },
+        }),
         expect.objectContaining({ changes: { severity: { from: before.severity, to: "LOW" } } }),
       ]);
     });
@@ -184,13 +192,24 @@ describe("a full scan", () => {
     });
 
     it("answers 404 for an unknown finding or a finding of another scan", async () => {
-      expect((await request(h.app).put(`/api/v2/scan/${scanId}/finding/00000000-0000-4000-8000-000000000000`).set(key()).send({ status: "FIXED" })).status).toBe(404);
+      expect(
+        (
+          await request(h.app)
+            .put(`/api/v2/scan/${scanId}/finding/00000000-0000-4000-8000-000000000000`)
+            .set(key())
+            .send({ status: "FIXED" })
+        ).status,
+      ).toBe(404);
       expect((await request(h.app).put(`/api/v2/scan/${scanId}/finding/not-an-id`).set(key()).send({ status: "FIXED" })).status).toBe(404);
     });
 
     it("carries triage to the next scan by fingerprint and reports vanished findings as fixed", async () => {
       // Move every line of db.js down and remove the Python flaws.
-      commitFiles(repo, { "src/db.js": `// header\n\n\n${fixture("vulnerable.js")}`, "app/util.py": fixture("safe.py") }, "fix python, move js");
+      commitFiles(
+        repo,
+        { "src/db.js": `// header\n\n\n${fixture("vulnerable.js")}`, "app/util.py": fixture("safe.py") },
+        "fix python, move js",
+      );
       const { scan_id: second, scan } = await scanAndWait({ git_uri: repo });
       expect(scan.state).toBe("completed");
       const next = await allFindings(second);
@@ -199,7 +218,13 @@ describe("a full scan", () => {
       next.push(...(await allFindings(second, "&baseline=absent")));
       expect(await allFindings(second, "&status=fixed")).toEqual(expect.arrayContaining(next.filter((x) => x.status === "FIXED")));
       const carried = next.find((x) => x.fingerprint === f.fingerprint)!;
-      expect(carried).toMatchObject({ status: "TRUE POSITIVE", severity: "LOW", baseline_state: "unchanged", first_seen_scan_id: scanId, start_line: f.start_line + 3 });
+      expect(carried).toMatchObject({
+        status: "TRUE POSITIVE",
+        severity: "LOW",
+        baseline_state: "unchanged",
+        first_seen_scan_id: scanId,
+        start_line: f.start_line + 3,
+      });
       const fixed = next.filter((x) => x.status === "FIXED");
       expect(fixed.map((x) => x.file)).toEqual(expect.arrayContaining(["app/util.py"]));
       expect(fixed.every((x) => x.baseline_state === "absent")).toBe(true);
@@ -213,7 +238,7 @@ describe("a full scan", () => {
 describe("starting scans", () => {
   it("scans a named branch", async () => {
     git(repo, "checkout", "-q", "-b", "feature");
-    commitFiles(repo, { "src/extra.js": 'eval(req.body.code);\n' }, "feature work");
+    commitFiles(repo, { "src/extra.js": "eval(req.body.code);\n" }, "feature work");
     git(repo, "checkout", "-q", "main");
     const { scan } = await scanAndWait({ git_uri: `file://${repo}`, branch: "feature" });
     expect(scan).toMatchObject({ state: "completed", branch: "feature", commit: git(repo, "rev-parse", "feature") });
@@ -254,11 +279,15 @@ describe("starting scans", () => {
     const { scan_id } = await scanAndWait({ git_uri: repo }, `?group_id=${g.body.group_id}`);
     const projects = await request(h.app).get(`/api/v2/organization/${org}/group/${g.body.group_id}/project`).set(key());
     expect(projects.body.projects).toHaveLength(1);
-    const scans = await request(h.app).get(`/api/v2/organization/${org}/group/${g.body.group_id}/project/${projects.body.projects[0].project_id}/scan`).set(key());
+    const scans = await request(h.app)
+      .get(`/api/v2/organization/${org}/group/${g.body.group_id}/project/${projects.body.projects[0].project_id}/scan`)
+      .set(key());
     expect(scans.body.scans.map((s: { scan_id: string }) => s.scan_id)).toEqual([scan_id]);
     const byGroup = await request(h.app).get(`/api/v2/scan?group_id=${g.body.group_id}`).set(key());
     expect(byGroup.body.scans.map((s: { scan_id: string }) => s.scan_id)).toEqual([scan_id]);
-    expect((await request(h.app).post("/api/v2/scan?group_id=00000000-0000-4000-8000-000000000000").set(key()).send({ git_uri: repo })).status).toBe(404);
+    expect(
+      (await request(h.app).post("/api/v2/scan?group_id=00000000-0000-4000-8000-000000000000").set(key()).send({ git_uri: repo })).status,
+    ).toBe(404);
   });
 });
 
@@ -270,12 +299,19 @@ describe("group hard delete", () => {
     const a = await scanAndWait({ git_uri: repo }, `?group_id=${doomed}`);
     const b = await scanAndWait({ git_uri: repo }, `?group_id=${sibling}`);
     const doomedFindings = await allFindings(a.scan_id);
-    await request(h.app).put(`/api/v2/scan/${a.scan_id}/finding/${doomedFindings[0]!.finding_id}`).set(key()).send({ status: "FALSE POSITIVE" });
+    await request(h.app)
+      .put(`/api/v2/scan/${a.scan_id}/finding/${doomedFindings[0]!.finding_id}`)
+      .set(key())
+      .send({ status: "FALSE POSITIVE" });
     const siblingBefore = await allFindings(b.scan_id);
 
     const r = await request(h.app).delete(`/api/v2/organization/${org}/group/${doomed}`).set(key());
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ message: "Group deleted", group_id: doomed, deleted: { projects: 1, scans: 1, findings: doomedFindings.length } });
+    expect(r.body).toEqual({
+      message: "Group deleted",
+      group_id: doomed,
+      deleted: { projects: 1, scans: 1, findings: doomedFindings.length },
+    });
 
     const db = h.stack.handle.db;
     const left = await Promise.all([
@@ -283,7 +319,15 @@ describe("group hard delete", () => {
       db.selectFrom("projects").select("id").where("group_id", "=", doomed).execute(),
       db.selectFrom("scans").select("id").where("group_id", "=", doomed).execute(),
       db.selectFrom("findings").select("id").where("scan_id", "=", a.scan_id).execute(),
-      db.selectFrom("finding_history").select("id").where("finding_id", "in", doomedFindings.map((f) => f.finding_id)).execute(),
+      db
+        .selectFrom("finding_history")
+        .select("id")
+        .where(
+          "finding_id",
+          "in",
+          doomedFindings.map((f) => f.finding_id),
+        )
+        .execute(),
     ]);
     expect(left.map((rows) => rows.length)).toEqual([0, 0, 0, 0, 0]);
     expect((await request(h.app).get(`/api/v2/scan/${a.scan_id}`).set(key())).status).toBe(404);
@@ -302,7 +346,8 @@ describe("counts follow triage", () => {
     expect(r.status).toBe(200);
     return r.body.counts as Record<string, number>;
   };
-  const put = async (f: FindingBody, body: object) => expect((await request(h.app).put(`/api/v2/scan/${scanId}/finding/${f.finding_id}`).set(key()).send(body)).status).toBe(200);
+  const put = async (f: FindingBody, body: object) =>
+    expect((await request(h.app).put(`/api/v2/scan/${scanId}/finding/${f.finding_id}`).set(key()).send(body)).status).toBe(200);
 
   beforeAll(async () => {
     // A repository of its own: a project no other test triages or rescans.
@@ -317,8 +362,17 @@ describe("counts follow triage", () => {
   it("counts every finding of a fresh scan as open, by severity and as to review, every key present", async () => {
     const bySeverity = Object.fromEntries(SEVERITY_KEYS.map((s) => [s, findings.filter((f) => f.severity === s).length]));
     expect(await counts()).toEqual({
-      ...bySeverity, total: findings.length, new: findings.length, fixed: 0, suppressed: 0, introduced: 0,
-      to_review: findings.length, true_positive: 0, false_positive: 0, accepted_risk: 0, marked_fixed: 0,
+      ...bySeverity,
+      total: findings.length,
+      new: findings.length,
+      fixed: 0,
+      suppressed: 0,
+      introduced: 0,
+      to_review: findings.length,
+      true_positive: 0,
+      false_positive: 0,
+      accepted_risk: 0,
+      marked_fixed: 0,
     });
   });
 
@@ -359,7 +413,9 @@ describe("counts follow triage", () => {
     const seen = new Map<string, Record<string, number>>();
     let cursor: string | null = null;
     do {
-      const r: request.Response = await request(h.app).get(`/api/v2/scan?limit=2${cursor ? `&cursor=${cursor}` : ""}`).set(key());
+      const r: request.Response = await request(h.app)
+        .get(`/api/v2/scan?limit=2${cursor ? `&cursor=${cursor}` : ""}`)
+        .set(key());
       expect(r.status).toBe(200);
       for (const s of r.body.scans as { scan_id: string; counts: Record<string, number> }[]) seen.set(s.scan_id, s.counts);
       cursor = r.body.next_cursor;
@@ -371,8 +427,13 @@ describe("counts follow triage", () => {
     for (const [id, listed] of seen) expect(listed).toEqual(await counts(id));
 
     const scan = (await request(h.app).get(`/api/v2/scan/${scanId}`).set(key())).body as { group_id: string; project_id: string };
-    const byProject = await request(h.app).get(`/api/v2/organization/${org}/group/${scan.group_id}/project/${scan.project_id}/scan`).set(key());
-    expect(byProject.body.scans).toEqual([expect.objectContaining({ scan_id: failed.scan_id, counts: {} }), expect.objectContaining({ scan_id: scanId, counts: one })]);
+    const byProject = await request(h.app)
+      .get(`/api/v2/organization/${org}/group/${scan.group_id}/project/${scan.project_id}/scan`)
+      .set(key());
+    expect(byProject.body.scans).toEqual([
+      expect.objectContaining({ scan_id: failed.scan_id, counts: {} }),
+      expect.objectContaining({ scan_id: scanId, counts: one }),
+    ]);
   });
 
   it("shows another organization nothing", async () => {

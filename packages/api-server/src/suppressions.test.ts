@@ -52,7 +52,10 @@ describe("inline suppressions on the wire", () => {
   const at = (line: number) => all.find((f) => f.file === "app.py" && f.start_line === line && f.cwe_id === "CWE-502") as F;
 
   beforeAll(async () => {
-    const res = await request(h.app).post("/api/v2/scan").set(key()).send({ git_uri: makeGitRepo({ "app.py": APP_PY }) });
+    const res = await request(h.app)
+      .post("/api/v2/scan")
+      .set(key())
+      .send({ git_uri: makeGitRepo({ "app.py": APP_PY }) });
     expect(res.status).toBe(200);
     scanId = res.body.scan_id;
     const scan = await waitFor(
@@ -101,12 +104,18 @@ describe("inline suppressions on the wire", () => {
     expect(suppressed.suppression).toEqual({ kind: "inline", reason: "our own cache format", line: 15 });
     expect(suppressed.suppression_note).toBeNull();
     const sarif = JSON.parse((await request(h.app).get(`/api/v2/scan/${scanId}/sarif`).set(key())).text);
-    const results = sarif.runs.flatMap((r: { results: unknown[] }) => r.results) as { properties: { finding_id: string }; suppressions?: unknown[] }[];
+    const results = sarif.runs.flatMap((r: { results: unknown[] }) => r.results) as {
+      properties: { finding_id: string };
+      suppressions?: unknown[];
+    }[];
     expect(results.find((r) => r.properties.finding_id === suppressed.finding_id)?.suppressions).toEqual([
       expect.objectContaining({ kind: "inSource", justification: "our own cache format" }),
     ]);
     for (const id of [at(7), at(11), at(20)].map((f) => f.finding_id)) {
-      expect(results.find((r) => r.properties.finding_id === id)?.suppressions?.some((s) => (s as { kind: string }).kind === "inSource") ?? false).toBe(false);
+      expect(
+        results.find((r) => r.properties.finding_id === id)?.suppressions?.some((s) => (s as { kind: string }).kind === "inSource") ??
+          false,
+      ).toBe(false);
     }
   });
 });

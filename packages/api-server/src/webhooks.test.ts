@@ -24,7 +24,9 @@ interface Receiver {
 }
 
 /** A loopback server; `answer` decides each response from the hit's number (0-based). */
-async function receiver(answer: (n: number, res: http.ServerResponse) => void = (_n, res) => res.writeHead(200).end("ok")): Promise<Receiver> {
+async function receiver(
+  answer: (n: number, res: http.ServerResponse) => void = (_n, res) => res.writeHead(200).end("ok"),
+): Promise<Receiver> {
   const hits: Hit[] = [];
   const server = http.createServer((req, res) => {
     let body = "";
@@ -42,10 +44,11 @@ async function receiver(answer: (n: number, res: http.ServerResponse) => void = 
     url: `http://127.0.0.1:${port}/hook`,
     port,
     hits,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -95,11 +98,21 @@ async function createHook(body: Record<string, unknown>, token = h.tenant.token)
 async function deliveries(webhookId: string) {
   const res = await request(h.app).get(`${base()}/${webhookId}/deliveries`).set(key());
   expect(res.status).toBe(200);
-  return res.body.deliveries as { delivery_id: string; event_type: string; state: string; attempts: number; last_status: number | null; last_error: string | null }[];
+  return res.body.deliveries as {
+    delivery_id: string;
+    event_type: string;
+    state: string;
+    attempts: number;
+    last_status: number | null;
+    last_error: string | null;
+  }[];
 }
 
 const settled = (webhookId: string, deliveryId: string) =>
-  waitFor(async () => (await deliveries(webhookId)).find((d) => d.delivery_id === deliveryId && d.state !== "pending"), { timeoutMs: 15_000, what: `delivery ${deliveryId}` });
+  waitFor(async () => (await deliveries(webhookId)).find((d) => d.delivery_id === deliveryId && d.state !== "pending"), {
+    timeoutMs: 15_000,
+    what: `delivery ${deliveryId}`,
+  });
 
 async function sendTest(webhookId: string): Promise<string> {
   const res = await request(h.app).post(`${base()}/${webhookId}/test`).set(key());
@@ -109,7 +122,10 @@ async function sendTest(webhookId: string): Promise<string> {
 
 describe("managing webhooks", () => {
   it("creates, lists, updates and deletes them; the secret is shown once and stored encrypted", async () => {
-    const created = await createHook({ url: "https://hooks.example.test/ax", events: ["scan.completed", "scan.completed", "group.deleted"] });
+    const created = await createHook({
+      url: "https://hooks.example.test/ax",
+      events: ["scan.completed", "scan.completed", "group.deleted"],
+    });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ url: "https://hooks.example.test/ax", events: ["scan.completed", "group.deleted"], active: true });
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
@@ -123,8 +139,16 @@ describe("managing webhooks", () => {
     expect(list.body.webhooks.map((w: { webhook_id: string }) => w.webhook_id)).toContain(id);
     expect(JSON.stringify(list.body)).not.toContain("whsec_");
 
-    const patched = await request(h.app).patch(`${base()}/${id}`).set(key()).send({ events: ["finding.triaged"], active: false });
-    expect(patched.body).toMatchObject({ webhook_id: id, events: ["finding.triaged"], active: false, url: "https://hooks.example.test/ax" });
+    const patched = await request(h.app)
+      .patch(`${base()}/${id}`)
+      .set(key())
+      .send({ events: ["finding.triaged"], active: false });
+    expect(patched.body).toMatchObject({
+      webhook_id: id,
+      events: ["finding.triaged"],
+      active: false,
+      url: "https://hooks.example.test/ax",
+    });
     expect((await request(h.app).patch(`${base()}/${id}`).set(key()).send({})).status).toBe(400);
 
     // A test delivery to a name nobody answers: it fails, and goes with the webhook.
@@ -159,7 +183,9 @@ describe("managing webhooks", () => {
     }
     const other = await h.otherTenant();
     expect((await request(h.app).get(`${base()}/${id}`).set("X-AX-KEY", other.token)).status).toBe(404);
-    expect((await request(h.app).get(`/api/v2/organization/${other.organization_id}/webhooks/${id}`).set("X-AX-KEY", other.token)).status).toBe(404);
+    expect(
+      (await request(h.app).get(`/api/v2/organization/${other.organization_id}/webhooks/${id}`).set("X-AX-KEY", other.token)).status,
+    ).toBe(404);
     expect((await request(h.app).delete(`${base()}/${id}`).set(key())).status).toBe(200);
   });
 });
@@ -173,7 +199,10 @@ describe("events", () => {
     const ofType = (type: string) => rx.hits.filter((x) => x.headers["x-ax-event"] === type);
     const waitHit = (type: string) => waitFor(async () => ofType(type)[0], { timeoutMs: 60_000, what: `${type} delivery` });
 
-    const scanRes = await request(h.app).post("/api/v2/scan").set(key()).send({ git_uri: `file://${repo}` });
+    const scanRes = await request(h.app)
+      .post("/api/v2/scan")
+      .set(key())
+      .send({ git_uri: `file://${repo}` });
     const scanId = scanRes.body.scan_id as string;
     const completed = JSON.parse((await waitHit("scan.completed")).body);
     const scan = (await getScan(h.stack.handle.db, [h.tenant.organization_id], scanId))!;
@@ -193,14 +222,25 @@ describe("events", () => {
     expect(failed.data.counts).toEqual({});
 
     const finding = (await request(h.app).get(`/api/v2/scan/${scanId}/findings`).set(key())).body.findings[0] as { finding_id: string };
-    const put = await request(h.app).put(`/api/v2/scan/${scanId}/finding/${finding.finding_id}`).set(key()).send({ status: "true_positive", reason: "reachable" });
+    const put = await request(h.app)
+      .put(`/api/v2/scan/${scanId}/finding/${finding.finding_id}`)
+      .set(key())
+      .send({ status: "true_positive", reason: "reachable" });
     expect(put.status).toBe(200);
     const triaged = JSON.parse((await waitHit("finding.triaged")).body);
-    expect(triaged.data).toMatchObject({ scan_id: scanId, finding_id: finding.finding_id, changes: { status: "TRUE POSITIVE" }, version: put.body.finding.version });
+    expect(triaged.data).toMatchObject({
+      scan_id: scanId,
+      finding_id: finding.finding_id,
+      changes: { status: "TRUE POSITIVE" },
+      version: put.body.finding.version,
+    });
     expect(triaged.data.changed_fields.sort()).toEqual(["reason", "status"]);
 
     const group = await request(h.app).post(`/api/v2/organization/${h.tenant.organization_id}/group`).set(key()).send({ name: "doomed" });
-    await request(h.app).post(`/api/v2/scan?group_id=${group.body.group_id}`).set(key()).send({ git_uri: `file://${repo}` });
+    await request(h.app)
+      .post(`/api/v2/scan?group_id=${group.body.group_id}`)
+      .set(key())
+      .send({ git_uri: `file://${repo}` });
     const deleted = await request(h.app).delete(`/api/v2/organization/${h.tenant.organization_id}/group/${group.body.group_id}`).set(key());
     const groupEvent = JSON.parse((await waitHit("group.deleted")).body);
     expect(groupEvent.data).toEqual({ group_id: group.body.group_id, deleted: deleted.body.deleted });
@@ -208,7 +248,8 @@ describe("events", () => {
     // Emitting a scan's ending again (a retried job) records nothing new.
     expect(await recordWebhookEvent(h.stack.handle.db, scanEndedEvent(scan))).toEqual([]);
     await new Promise((r) => setTimeout(r, 500));
-    for (const type of ["scan.completed", "scan.failed", "finding.triaged", "group.deleted"]) expect({ type, hits: ofType(type).length }).toEqual({ type, hits: 1 });
+    for (const type of ["scan.completed", "scan.failed", "finding.triaged", "group.deleted"])
+      expect({ type, hits: ofType(type).length }).toEqual({ type, hits: 1 });
     for (const hit of rx.hits) {
       const sig = String(hit.headers["x-ax-signature"]);
       expect(hit.headers["content-type"]).toBe("application/json");
@@ -240,7 +281,9 @@ describe("delivery", () => {
     await settled(hook.body.webhook_id, await sendTest(hook.body.webhook_id));
     const first = await request(h.app).get(`${base()}/${hook.body.webhook_id}/deliveries?limit=1`).set(key());
     expect(first.body.deliveries).toHaveLength(1);
-    const second = await request(h.app).get(`${base()}/${hook.body.webhook_id}/deliveries?limit=1&cursor=${first.body.next_cursor}`).set(key());
+    const second = await request(h.app)
+      .get(`${base()}/${hook.body.webhook_id}/deliveries?limit=1&cursor=${first.body.next_cursor}`)
+      .set(key());
     expect(second.body.deliveries[0].delivery_id).toBe(deliveryId);
     expect(second.body.next_cursor).toBeNull();
   });
@@ -279,7 +322,13 @@ describe("delivery", () => {
     expect(rx.hits).toHaveLength(1);
 
     // A literal private address saved before the policy (or around the API) is refused too.
-    const direct = await createWebhook(h.stack.handle.db, { organizationId: h.tenant.organization_id, url: "http://10.0.0.5:9/x", events: ["scan.failed"], secret: "whsec_x", createdBy: null });
+    const direct = await createWebhook(h.stack.handle.db, {
+      organizationId: h.tenant.organization_id,
+      url: "http://10.0.0.5:9/x",
+      events: ["scan.failed"],
+      secret: "whsec_x",
+      createdBy: null,
+    });
     expect((await settled(direct.id, await sendTest(direct.id))).last_error).toMatch(/private/);
   });
 

@@ -7,7 +7,12 @@ import { waitFor } from "@ax/testkit";
 import type { ApiHarness } from "@ax/testkit/api";
 
 export async function instanceAdminToken(h: ApiHarness): Promise<string> {
-  const user = await createUser(h.stack.handle.db, { email: `operator-${randomBytes(4).toString("hex")}@acme.test`, displayName: "Olga Operator", identityProvider: "local", isInstanceAdmin: true });
+  const user = await createUser(h.stack.handle.db, {
+    email: `operator-${randomBytes(4).toString("hex")}@acme.test`,
+    displayName: "Olga Operator",
+    identityProvider: "local",
+    isInstanceAdmin: true,
+  });
   return (await createToken(h.stack.handle.db, { userId: user.id, name: "admin", expiresInDays: 1 })).token;
 }
 

@@ -99,7 +99,17 @@ export function operationsOf(doc: OpenApiDoc, routes: AnyRoute[]): Operation[] {
 // ---------------------------------------------------------------------------------------
 // Requests
 
-export const ID_NAMES = ["organization_id", "group_id", "project_id", "scan_id", "finding_id", "token_id", "request_id", "webhook_id", "job_id"] as const;
+export const ID_NAMES = [
+  "organization_id",
+  "group_id",
+  "project_id",
+  "scan_id",
+  "finding_id",
+  "token_id",
+  "request_id",
+  "webhook_id",
+  "job_id",
+] as const;
 export type IdName = (typeof ID_NAMES)[number];
 const isIdName = (n: string): n is IdName => (ID_NAMES as readonly string[]).includes(n);
 
@@ -146,9 +156,40 @@ export const wellFormed = (s: string): string => s.replace(LONE_SURROGATE, "\uff
 
 /** Strings that have broken parsers, databases and terminals before. None is a URL. */
 export const NASTY = [
-  "\u0000", "\u0007", "\u001b[31m", "\r\n", "\t", "\u2028", "\u202e", "\ufeff", "\u200b", "\ud800", "\udfff", "\uffff",
-  "🙂", "👩‍💻", "e\u0301\u0301\u0301", "Ω≈ç√", "ﷺ", "<script>alert(1)</script>", "'; DROP TABLE scans;--", "%00", "%2e%2e%2f",
-  "../../etc/passwd", "${jndi:x}", "{{7*7}}", "\\", '"', "null", "__proto__", "constructor", "NaN", "-1", "1e309", " ", "",
+  "\u0000",
+  "\u0007",
+  "\u001b[31m",
+  "\r\n",
+  "\t",
+  "\u2028",
+  "\u202e",
+  "\ufeff",
+  "\u200b",
+  "\ud800",
+  "\udfff",
+  "\uffff",
+  "🙂",
+  "👩‍💻",
+  "e\u0301\u0301\u0301",
+  "Ω≈ç√",
+  "ﷺ",
+  "<script>alert(1)</script>",
+  "'; DROP TABLE scans;--",
+  "%00",
+  "%2e%2e%2f",
+  "../../etc/passwd",
+  "${jndi:x}",
+  "{{7*7}}",
+  "\\",
+  '"',
+  "null",
+  "__proto__",
+  "constructor",
+  "NaN",
+  "-1",
+  "1e309",
+  " ",
+  "",
 ];
 
 /** A string of `min`..`max` UTF-16 units: mostly printable ASCII, sometimes any code point or a nasty one. */
@@ -159,9 +200,16 @@ export function text(min: number, max: number): fc.Arbitrary<string> {
     { weight: 6, arbitrary: fc.string({ unit: "grapheme-ascii", minLength: min, maxLength: cap }) },
     { weight: 2, arbitrary: fc.string({ unit: "grapheme", minLength: min, maxLength: cap }).filter(fits) },
     { weight: 1, arbitrary: fc.string({ unit: "binary", minLength: min, maxLength: cap }).filter(fits) },
-    { weight: 1, arbitrary: fc.array(fc.constantFrom(...NASTY), { minLength: 1, maxLength: 3 }).map((a) => a.join("")).filter(fits) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .array(fc.constantFrom(...NASTY), { minLength: 1, maxLength: 3 })
+        .map((a) => a.join(""))
+        .filter(fits),
+    },
   ];
-  if (max < 20_000 && max > cap) arbs.push({ weight: 1, arbitrary: fc.string({ unit: "grapheme-ascii", minLength: Math.max(min, max - 3), maxLength: max }) });
+  if (max < 20_000 && max > cap)
+    arbs.push({ weight: 1, arbitrary: fc.string({ unit: "grapheme-ascii", minLength: Math.max(min, max - 3), maxLength: max }) });
   return fc.oneof(...arbs);
 }
 
@@ -222,12 +270,16 @@ export function validCase(op: Operation, hints: Hints): fc.Arbitrary<FuzzCase> {
   const query = fc.record(Object.fromEntries(op.query.map((p) => [p.name, field("query", p.name, p.schema, hints)])), {
     requiredKeys: op.query.filter((p) => p.required).map((p) => p.name),
   });
-  const headers = fc.record(Object.fromEntries(op.headers.map((p) => [p.name, field("header", p.name, p.schema, hints)])), { requiredKeys: [] });
+  const headers = fc.record(Object.fromEntries(op.headers.map((p) => [p.name, field("header", p.name, p.schema, hints)])), {
+    requiredKeys: [],
+  });
   const body = op.body ? objectOf(op.body, hints, "body").map((value): Body => ({ kind: "json", value })) : fc.constant(undefined);
   return fc.record({ params, query, headers, body }).map(({ params, query, headers, body }) => ({
     kind: "valid",
     params,
-    query: Object.entries(query).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x): [string, Val] => [k, x instanceof Ref ? x : wellFormed(String(x))])),
+    query: Object.entries(query).flatMap(([k, v]) =>
+      (Array.isArray(v) ? v : [v]).map((x): [string, Val] => [k, x instanceof Ref ? x : wellFormed(String(x))]),
+    ),
     headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)])),
     auth: op.isPublic ? { kind: "none" } : { kind: "role", role: "owner" },
     ...(body ? { body } : {}),
@@ -260,9 +312,41 @@ function wrongTyped(s: JsonSchema): fc.Arbitrary<unknown> {
   return fc.constantFrom(42, "x", true, null);
 }
 
-const MALFORMED_JSON = ["{", '{"a":', "{'a':1}", "[1,]", '{"a":1}}', "NaN", "undefined", '{"a":1,}', "\u0000", '{"a":"\\x41"}', '{"a":"\n"}', "[", '"\\ud800"'];
-const WRONG_CONTENT_TYPES = ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/xml", "text/json", "application/json-patch+json", "application/vnd.api+json", "application/octet-stream"];
-const ACCEPTS = ["application/json", "text/markdown", "text/x-diff", "text/html", "*/*", "application/xml", "garbage;;q=x", "text/*;q=0.1, application/json;q=0"];
+const MALFORMED_JSON = [
+  "{",
+  '{"a":',
+  "{'a':1}",
+  "[1,]",
+  '{"a":1}}',
+  "NaN",
+  "undefined",
+  '{"a":1,}',
+  "\u0000",
+  '{"a":"\\x41"}',
+  '{"a":"\n"}',
+  "[",
+  '"\\ud800"',
+];
+const WRONG_CONTENT_TYPES = [
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "application/xml",
+  "text/json",
+  "application/json-patch+json",
+  "application/vnd.api+json",
+  "application/octet-stream",
+];
+const ACCEPTS = [
+  "application/json",
+  "text/markdown",
+  "text/x-diff",
+  "text/html",
+  "*/*",
+  "application/xml",
+  "garbage;;q=x",
+  "text/*;q=0.1, application/json;q=0",
+];
 
 /** 1.1 MB: more than MAX_BODY_BYTES (1 MiB by default). */
 const OVERSIZED = "x".repeat(1_100_000);
@@ -276,29 +360,72 @@ export function invalidCase(op: Operation, hints: Hints): fc.Arbitrary<FuzzCase>
   // Credentials.
   m.push(mutation("auth:none", fc.constant(null), (c) => withExpect({ ...c, auth: { kind: "none" } }, token401)));
   m.push(
-    mutation("auth:garbage", fc.oneof(secretArb, printable(16, 80).filter((s) => s.trim() === s)), (c, value) =>
-      withExpect({ ...c, auth: { kind: "garbage", value }, secrets: [...c.secrets, value] }, token401),
+    mutation(
+      "auth:garbage",
+      fc.oneof(
+        secretArb,
+        printable(16, 80).filter((s) => s.trim() === s),
+      ),
+      (c, value) => withExpect({ ...c, auth: { kind: "garbage", value }, secrets: [...c.secrets, value] }, token401),
     ),
   );
-  m.push(mutation("auth:known-bad", fc.constantFrom("expired", "revoked", "unknown") as fc.Arbitrary<"expired" | "revoked" | "unknown">, (c, which) => withExpect({ ...c, auth: { kind: "known-bad", which } }, token401)));
+  m.push(
+    mutation(
+      "auth:known-bad",
+      fc.constantFrom("expired", "revoked", "unknown") as fc.Arbitrary<"expired" | "revoked" | "unknown">,
+      (c, which) => withExpect({ ...c, auth: { kind: "known-bad", which } }, token401),
+    ),
+  );
   m.push(mutation("auth:in-query", fc.constant(null), (c) => withExpect({ ...c, auth: { kind: "in-query" } }, token401)));
-  if (needsToken) m.push(mutation("auth:role", fc.constantFrom<Role>("viewer", "member", "other"), (c, role) => ({ ...c, auth: { kind: "role", role } })));
+  if (needsToken)
+    m.push(
+      mutation("auth:role", fc.constantFrom<Role>("viewer", "member", "other"), (c, role) => ({ ...c, auth: { kind: "role", role } })),
+    );
 
   // Path parameters.
   if (op.params.length) {
     const name = fc.constantFrom(...op.params.map((p) => p.name));
-    const notId = fc.oneof(
-      text(1, 60),
-      fc.uuid().map((u) => u.toUpperCase()),
-      fc.uuid().map((u) => `${u} `),
-      fc.constantFrom("0", "-1", "null", "undefined", "NaN", "%00", "' OR '1'='1", "00000000-0000-0000-0000-000000000000", "axk_", "1e309"),
-    ).map(wellFormed).filter((v) => v.length > 0 && v !== "." && v !== "..");
+    const notId = fc
+      .oneof(
+        text(1, 60),
+        fc.uuid().map((u) => u.toUpperCase()),
+        fc.uuid().map((u) => `${u} `),
+        fc.constantFrom(
+          "0",
+          "-1",
+          "null",
+          "undefined",
+          "NaN",
+          "%00",
+          "' OR '1'='1",
+          "00000000-0000-0000-0000-000000000000",
+          "axk_",
+          "1e309",
+        ),
+      )
+      .map(wellFormed)
+      .filter((v) => v.length > 0 && v !== "." && v !== "..");
     m.push(mutation("path:not-an-id", fc.tuple(name, notId), (c, [n, v]) => ({ ...c, params: { ...c.params, [n]: v } })));
-    m.push(mutation("path:overlong", fc.tuple(name, fc.integer({ min: 201, max: 600 })), (c, [n, len]) => withExpect({ ...c, params: { ...c.params, [n]: "a".repeat(len) } }, [400])));
-    m.push(mutation("path:secret", fc.tuple(name, secretArb), (c, [n, v]) => ({ ...c, params: { ...c.params, [n]: v }, secrets: [...c.secrets, v] })));
+    m.push(
+      mutation("path:overlong", fc.tuple(name, fc.integer({ min: 201, max: 600 })), (c, [n, len]) =>
+        withExpect({ ...c, params: { ...c.params, [n]: "a".repeat(len) } }, [400]),
+      ),
+    );
+    m.push(
+      mutation("path:secret", fc.tuple(name, secretArb), (c, [n, v]) => ({
+        ...c,
+        params: { ...c.params, [n]: v },
+        secrets: [...c.secrets, v],
+      })),
+    );
     const idParams = op.params.map((p) => p.name).filter(isIdName);
     if (idParams.length) {
-      m.push(mutation("path:other-tenant", fc.constantFrom(...idParams), (c, n) => ({ ...c, params: { ...c.params, [n]: new Ref("other", n) } })));
+      m.push(
+        mutation("path:other-tenant", fc.constantFrom(...idParams), (c, n) => ({
+          ...c,
+          params: { ...c.params, [n]: new Ref("other", n) },
+        })),
+      );
     }
   }
 
@@ -311,20 +438,48 @@ export function invalidCase(op: Operation, hints: Hints): fc.Arbitrary<FuzzCase>
   );
   const anyName = queryNames.length ? fc.oneof(fc.constantFrom(...queryNames), printable(1, 12)) : printable(1, 12);
   m.push(mutation("query:junk", fc.tuple(anyName, junk), (c, [k, v]) => ({ ...c, query: [...c.query.filter(([q]) => q !== k), [k, v]] })));
-  m.push(mutation("query:repeated", fc.tuple(anyName, fc.array(printable(0, 10), { minLength: 2, maxLength: 30 })), (c, [k, vs]) => ({ ...c, query: [...c.query.filter(([q]) => q !== k), ...vs.map((v): [string, Val] => [k, v])] })));
   m.push(
-    mutation("query:nested", fc.tuple(anyName, fc.constantFrom("[a]", "[]", "[0][1]", "[__proto__]", "[a][b][c][d][e][f][g]", "[length]"), printable(0, 10)), (c, [k, suffix, v]) => ({
+    mutation("query:repeated", fc.tuple(anyName, fc.array(printable(0, 10), { minLength: 2, maxLength: 30 })), (c, [k, vs]) => ({
       ...c,
-      query: [...c.query.filter(([q]) => q !== k), [`${k}${suffix}`, v]],
+      query: [...c.query.filter(([q]) => q !== k), ...vs.map((v): [string, Val] => [k, v])],
     })),
   );
-  m.push(mutation("query:prototype", fc.constantFrom("__proto__[polluted]", "constructor[prototype][polluted]", "__proto__", "hasOwnProperty", "toString"), (c, k) => ({ ...c, query: [...c.query, [k, "1"]] })));
-  if (queryNames.length) m.push(mutation("query:secret", fc.tuple(fc.constantFrom(...queryNames), secretArb), (c, [k, v]) => ({ ...c, query: [...c.query.filter(([q]) => q !== k), [k, v]], secrets: [...c.secrets, v] })));
+  m.push(
+    mutation(
+      "query:nested",
+      fc.tuple(anyName, fc.constantFrom("[a]", "[]", "[0][1]", "[__proto__]", "[a][b][c][d][e][f][g]", "[length]"), printable(0, 10)),
+      (c, [k, suffix, v]) => ({
+        ...c,
+        query: [...c.query.filter(([q]) => q !== k), [`${k}${suffix}`, v]],
+      }),
+    ),
+  );
+  m.push(
+    mutation(
+      "query:prototype",
+      fc.constantFrom("__proto__[polluted]", "constructor[prototype][polluted]", "__proto__", "hasOwnProperty", "toString"),
+      (c, k) => ({ ...c, query: [...c.query, [k, "1"]] }),
+    ),
+  );
+  if (queryNames.length)
+    m.push(
+      mutation("query:secret", fc.tuple(fc.constantFrom(...queryNames), secretArb), (c, [k, v]) => ({
+        ...c,
+        query: [...c.query.filter(([q]) => q !== k), [k, v]],
+        secrets: [...c.secrets, v],
+      })),
+    );
 
   // Headers.
   m.push(mutation("header:accept", fc.constantFrom(...ACCEPTS), (c, v) => ({ ...c, headers: { ...c.headers, Accept: v } })));
   m.push(mutation("header:request-id", printable(0, 300), (c, v) => ({ ...c, headers: { ...c.headers, "X-Request-Id": v } })));
-  for (const h of op.headers) m.push(mutation(`header:${h.name.toLowerCase()}`, fc.oneof(printable(0, 300), secretArb), (c, v) => ({ ...c, headers: { ...c.headers, [h.name]: v } })));
+  for (const h of op.headers)
+    m.push(
+      mutation(`header:${h.name.toLowerCase()}`, fc.oneof(printable(0, 300), secretArb), (c, v) => ({
+        ...c,
+        headers: { ...c.headers, [h.name]: v },
+      })),
+    );
 
   // Body.
   const body = op.body;
@@ -333,27 +488,61 @@ export function invalidCase(op: Operation, hints: Hints): fc.Arbitrary<FuzzCase>
     const setField = (c: FuzzCase, k: string, v: unknown): FuzzCase => ({ ...c, body: { kind: "json", value: { ...json(c), [k]: v } } });
     const props = Object.entries(body.properties ?? {});
     const strings = props.filter(([, s]) => s.type === "string").map(([k]) => k);
-    m.push(mutation("body:not-an-object", fc.constantFrom<unknown>([], [{}], 1, "text", null, true, 0), (c, value) => withExpect({ ...c, body: { kind: "json", value } }, [400])));
     m.push(
-      mutation("body:wrong-type", fc.constantFrom(...props).chain(([k, s]) => wrongTyped(s).map((v) => [k, v] as const)), (c, [k, v]) => withExpect(setField(c, k, v), [400])),
+      mutation("body:not-an-object", fc.constantFrom<unknown>([], [{}], 1, "text", null, true, 0), (c, value) =>
+        withExpect({ ...c, body: { kind: "json", value } }, [400]),
+      ),
+    );
+    m.push(
+      mutation(
+        "body:wrong-type",
+        fc.constantFrom(...props).chain(([k, s]) => wrongTyped(s).map((v) => [k, v] as const)),
+        (c, [k, v]) => withExpect(setField(c, k, v), [400]),
+      ),
     );
     if (body.required?.length) {
-      m.push(mutation("body:missing-required", fc.constantFrom(...body.required), (c, k) => {
-        const { [k]: _dropped, ...rest } = json(c);
-        return withExpect({ ...c, body: { kind: "json", value: rest } }, [400]);
-      }));
+      m.push(
+        mutation("body:missing-required", fc.constantFrom(...body.required), (c, k) => {
+          const { [k]: _dropped, ...rest } = json(c);
+          return withExpect({ ...c, body: { kind: "json", value: rest } }, [400]);
+        }),
+      );
     }
     const known = new Set(props.map(([k]) => k));
-    m.push(mutation("body:extra-field", fc.tuple(printable(1, 20).filter((k) => !known.has(k)), fc.jsonValue({ maxDepth: 2 })), (c, [k, v]) => withExpect(setField(c, k, v), [400])));
-    m.push(mutation("body:prototype-keys", fc.constantFrom("__proto__", "constructor", "prototype"), (c, k) => {
-      const raw = JSON.stringify(json(c)).replace(/^\{/, `{"${k}":{"polluted":true,"isAdmin":true}${Object.keys(json(c)).length ? "," : ""}`);
-      return withExpect({ ...c, body: { kind: "raw", data: raw, contentType: "application/json" } }, [400]);
-    }));
+    m.push(
+      mutation(
+        "body:extra-field",
+        fc.tuple(
+          printable(1, 20).filter((k) => !known.has(k)),
+          fc.jsonValue({ maxDepth: 2 }),
+        ),
+        (c, [k, v]) => withExpect(setField(c, k, v), [400]),
+      ),
+    );
+    m.push(
+      mutation("body:prototype-keys", fc.constantFrom("__proto__", "constructor", "prototype"), (c, k) => {
+        const raw = JSON.stringify(json(c)).replace(
+          /^\{/,
+          `{"${k}":{"polluted":true,"isAdmin":true}${Object.keys(json(c)).length ? "," : ""}`,
+        );
+        return withExpect({ ...c, body: { kind: "raw", data: raw, contentType: "application/json" } }, [400]);
+      }),
+    );
     if (strings.length) {
       const str = fc.constantFrom(...strings);
       const overMax = (k: string) => (body.properties?.[k]?.maxLength ?? 20_000) + 1;
-      m.push(mutation("body:too-long", fc.tuple(str, fc.integer({ min: 0, max: 50 })), (c, [k, extra]) => setField(c, k, "z".repeat(overMax(k) + extra))));
-      m.push(mutation("body:control-chars", fc.tuple(str, fc.oneof(fc.string({ unit: "binary-ascii", minLength: 1, maxLength: 30 }), fc.constantFrom(...NASTY))), (c, [k, v]) => setField(c, k, v)));
+      m.push(
+        mutation("body:too-long", fc.tuple(str, fc.integer({ min: 0, max: 50 })), (c, [k, extra]) =>
+          setField(c, k, "z".repeat(overMax(k) + extra)),
+        ),
+      );
+      m.push(
+        mutation(
+          "body:control-chars",
+          fc.tuple(str, fc.oneof(fc.string({ unit: "binary-ascii", minLength: 1, maxLength: 30 }), fc.constantFrom(...NASTY))),
+          (c, [k, v]) => setField(c, k, v),
+        ),
+      );
       m.push(mutation("body:secret", fc.tuple(str, secretArb), (c, [k, v]) => ({ ...setField(c, k, v), secrets: [...c.secrets, v] })));
       m.push(mutation("body:oversized", str, (c, k) => withExpect(setField(c, k, OVERSIZED), [413])));
     }
@@ -368,23 +557,54 @@ export function invalidCase(op: Operation, hints: Hints): fc.Arbitrary<FuzzCase>
   );
   m.push(
     mutation("body:content-encoding", fc.constantFrom("gzip", "deflate", "br", "x-unknown", "gzip, gzip"), (c, enc) =>
-      withExpect({ ...c, headers: { ...c.headers, "Content-Encoding": enc }, body: { kind: "raw", data: jsonText(c), contentType: "application/json" } }, [400, 415]),
+      withExpect(
+        {
+          ...c,
+          headers: { ...c.headers, "Content-Encoding": enc },
+          body: { kind: "raw", data: jsonText(c), contentType: "application/json" },
+        },
+        [400, 415],
+      ),
     ),
   );
-  m.push(mutation("body:random-bytes", fc.uint8Array({ minLength: 1, maxLength: 64 }), (c, bytes) => ({ ...c, body: { kind: "raw", data: Buffer.from(bytes), contentType: "application/json" } })));
-  m.push(mutation("body:wrong-content-type", fc.constantFrom(...WRONG_CONTENT_TYPES), (c, contentType) => withExpect({ ...c, body: { kind: "raw", data: jsonText(c), contentType } }, [415])));
   m.push(
-    mutation("body:charset", fc.constantFrom("latin1", "utf-16", "koi8-r", "nope"), (c, cs) => withExpect({ ...c, body: { kind: "raw", data: jsonText(c), contentType: `application/json; charset=${cs}` } }, [400, 415])),
+    mutation("body:random-bytes", fc.uint8Array({ minLength: 1, maxLength: 64 }), (c, bytes) => ({
+      ...c,
+      body: { kind: "raw", data: Buffer.from(bytes), contentType: "application/json" },
+    })),
+  );
+  m.push(
+    mutation("body:wrong-content-type", fc.constantFrom(...WRONG_CONTENT_TYPES), (c, contentType) =>
+      withExpect({ ...c, body: { kind: "raw", data: jsonText(c), contentType } }, [415]),
+    ),
+  );
+  m.push(
+    mutation("body:charset", fc.constantFrom("latin1", "utf-16", "koi8-r", "nope"), (c, cs) =>
+      withExpect({ ...c, body: { kind: "raw", data: jsonText(c), contentType: `application/json; charset=${cs}` } }, [400, 415]),
+    ),
   );
   // Accepted today (body-parser takes any "utf-*"); fuzz.test.ts has the one test that says it should not be.
-  m.push(mutation("body:charset-utf-7", fc.constant("utf-7"), (c, cs) => ({ ...c, body: { kind: "raw", data: jsonText(c), contentType: `application/json; charset=${cs}` } })));
+  m.push(
+    mutation("body:charset-utf-7", fc.constant("utf-7"), (c, cs) => ({
+      ...c,
+      body: { kind: "raw", data: jsonText(c), contentType: `application/json; charset=${cs}` },
+    })),
+  );
   if (body) {
-    m.push(mutation("body:missing", fc.constant(null), (c) => {
-      const { body: _omitted, ...rest } = c;
-      return withExpect(rest, [400]);
-    }));
+    m.push(
+      mutation("body:missing", fc.constant(null), (c) => {
+        const { body: _omitted, ...rest } = c;
+        return withExpect(rest, [400]);
+      }),
+    );
   } else {
-    m.push(mutation("body:unexpected-json", fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v === "object" && v !== null), (c, value) => ({ ...c, body: { kind: "json", value } })));
+    m.push(
+      mutation(
+        "body:unexpected-json",
+        fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v === "object" && v !== null),
+        (c, value) => ({ ...c, body: { kind: "json", value } }),
+      ),
+    );
   }
   return fc.tuple(validCase(op, hints), fc.oneof(...m)).map(([c, mut]) => mut.apply(c));
 }
@@ -421,7 +641,8 @@ export function contractViolations(op: Operation, c: FuzzCase, res: Answer, secr
   if (!expected.includes(type)) out.push(`content type ${type || "(none)"} for ${status}, documented ${expected.join(" or ")}`);
 
   if (op.isMarkdown) {
-    if (status >= 400 && !res.text.startsWith(`**Error ${status}.** `)) out.push(`Markdown error ${status} does not start with "**Error ${status}.**"`);
+    if (status >= 400 && !res.text.startsWith(`**Error ${status}.** `))
+      out.push(`Markdown error ${status} does not start with "**Error ${status}.**"`);
     if (status < 300 && res.text.trim() === "") out.push("empty Markdown answer");
   } else if (type.endsWith("json")) {
     let parsed: unknown;
@@ -433,8 +654,12 @@ export function contractViolations(op: Operation, c: FuzzCase, res: Answer, secr
     const schema = op.route.responses[status]?.schema ?? (status >= 400 ? ErrorBody : undefined);
     if (parsed !== undefined && schema) {
       const r = schema.safeParse(parsed);
-      if (!r.success) out.push(`${status} body does not match its schema at ${r.error.issues[0]?.path.join(".") || "(root)"}: ${r.error.issues[0]?.message}`);
-      else if (status >= 400 && (parsed as { code?: unknown }).code !== status) out.push(`error body code ${(parsed as { code?: unknown }).code} for status ${status}`);
+      if (!r.success)
+        out.push(
+          `${status} body does not match its schema at ${r.error.issues[0]?.path.join(".") || "(root)"}: ${r.error.issues[0]?.message}`,
+        );
+      else if (status >= 400 && (parsed as { code?: unknown }).code !== status)
+        out.push(`error body code ${(parsed as { code?: unknown }).code} for status ${status}`);
     }
   }
 
@@ -442,6 +667,7 @@ export function contractViolations(op: Operation, c: FuzzCase, res: Answer, secr
   if (typeof rid !== "string" || !REQUEST_ID.test(rid)) out.push("X-Request-Id missing or malformed");
   const headerText = Object.values(res.headers).flat().join("\n");
   for (const s of secrets) if (s && (res.text.includes(s) || headerText.includes(s))) out.push("echoes the credential it was sent");
-  if (status >= 400) for (const s of c.secrets) if (res.text.includes(s) || headerText.includes(s)) out.push("error echoes a secret-looking input value");
+  if (status >= 400)
+    for (const s of c.secrets) if (res.text.includes(s) || headerText.includes(s)) out.push("error echoes a secret-looking input value");
   return out;
 }

@@ -37,11 +37,22 @@ export const STATUS_COUNT_KEYS = {
 } as const satisfies Record<FindingStatus, string>;
 
 /** Every key of a scan's counts (docs: COUNTS_DESCRIPTION in packages/api-server/src/http/schemas.ts). */
-export const SCAN_COUNT_KEYS = [...SEVERITIES, "total", "new", "fixed", "suppressed", "introduced", ...Object.values(STATUS_COUNT_KEYS)] as const;
+export const SCAN_COUNT_KEYS = [
+  ...SEVERITIES,
+  "total",
+  "new",
+  "fixed",
+  "suppressed",
+  "introduced",
+  ...Object.values(STATUS_COUNT_KEYS),
+] as const;
 export type ScanCountKey = (typeof SCAN_COUNT_KEYS)[number];
 
 export function canonicalLabel(value: string): string {
-  return value.trim().replace(/[_\-\s]+/g, " ").toUpperCase();
+  return value
+    .trim()
+    .replace(/[_\-\s]+/g, " ")
+    .toUpperCase();
 }
 
 function labelSchema<T extends readonly [string, ...string[]]>(field: string, values: T) {
@@ -56,9 +67,7 @@ function labelSchema<T extends readonly [string, ...string[]]>(field: string, va
 
 const MAX_TEXT = 10_000;
 function textSchema(field: string) {
-  return z
-    .string({ error: `${field} must be a string.` })
-    .max(MAX_TEXT, { message: `${field} must be at most ${MAX_TEXT} characters.` });
+  return z.string({ error: `${field} must be a string.` }).max(MAX_TEXT, { message: `${field} must be at most ${MAX_TEXT} characters.` });
 }
 
 /**

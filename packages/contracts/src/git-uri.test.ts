@@ -118,9 +118,18 @@ describe("checkGitUri: hosts and escapes the URL parser would rewrite", () => {
 });
 
 describe("isInternalAddress", () => {
-  it.each(["127.0.0.1", "10.1.2.3", "172.31.255.255", "192.168.0.1", "169.254.1.1", "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fc00::1", "224.0.0.1"])(
-    "%s is internal",
-    (a) => expect(isInternalAddress(a)).toBe(true),
-  );
+  it.each([
+    "127.0.0.1",
+    "10.1.2.3",
+    "172.31.255.255",
+    "192.168.0.1",
+    "169.254.1.1",
+    "100.64.0.1",
+    "0.0.0.0",
+    "::1",
+    "fe80::1",
+    "fc00::1",
+    "224.0.0.1",
+  ])("%s is internal", (a) => expect(isInternalAddress(a)).toBe(true));
   it.each(["140.82.112.3", "8.8.8.8", "172.32.0.1", "2606:4700::1111"])("%s is public", (a) => expect(isInternalAddress(a)).toBe(false));
 });

@@ -18,9 +18,7 @@ export interface GitUriPolicy {
   allowInsecure: boolean;
 }
 
-export type GitUriCheck =
-  | { ok: true; url: string; canonical: string; host: string | null }
-  | { ok: false; reason: string };
+export type GitUriCheck = { ok: true; url: string; canonical: string; host: string | null } | { ok: false; reason: string };
 
 const MAX_URI_LENGTH = 2048;
 
@@ -33,13 +31,15 @@ export function checkGitUri(raw: string, policy: GitUriPolicy): GitUriCheck {
   // "::" too, but only after the first "/".
   if (/^[^/]*::/.test(uri)) return { ok: false, reason: "git transport helpers ('::') are not allowed in git_uri." };
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f\s]/.test(uri)) return { ok: false, reason: "git_uri must not contain whitespace or control characters." };
+  if (/[\u0000-\u001f\u007f-\u009f\s]/.test(uri))
+    return { ok: false, reason: "git_uri must not contain whitespace or control characters." };
   if (/(^|[/\\])\.\.([/\\]|$)/.test(uri) || /%2e%2e/i.test(uri)) return { ok: false, reason: "git_uri must not contain '..' segments." };
 
   // Percent-escapes must be well formed ('%ZZ' reaches the server as written and fails there),
   // and an escaped control character is one all the same.
   if (/%(?![0-9a-f]{2})/i.test(uri)) return { ok: false, reason: "git_uri has a '%' that is not followed by two hexadecimal digits." };
-  if (/%(?:[01][0-9a-f]|7f)/i.test(uri)) return { ok: false, reason: "git_uri must not contain whitespace or control characters, escaped or not." };
+  if (/%(?:[01][0-9a-f]|7f)/i.test(uri))
+    return { ok: false, reason: "git_uri must not contain whitespace or control characters, escaped or not." };
 
   if (uri.startsWith("/")) {
     if (!policy.allowInsecure) return { ok: false, reason: "Local paths are not allowed; use an https:// URL." };
@@ -58,7 +58,10 @@ export function checkGitUri(raw: string, policy: GitUriPolicy): GitUriCheck {
     url = new URL(uri);
   } catch {
     const idn = /[^\x20-\x7e]|xn--/i.test(authority);
-    return { ok: false, reason: idn ? "git_uri is not a valid URL: its host is not a valid internationalised domain name." : "git_uri is not a valid URL." };
+    return {
+      ok: false,
+      reason: idn ? "git_uri is not a valid URL: its host is not a valid internationalised domain name." : "git_uri is not a valid URL.",
+    };
   }
   const scheme = url.protocol.slice(0, -1).toLowerCase();
   const allowed = policy.allowInsecure ? ["https", "http", "file"] : ["https"];
@@ -75,7 +78,8 @@ export function checkGitUri(raw: string, policy: GitUriPolicy): GitUriCheck {
   }
 
   const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  if (!host || authority === "" || authority.startsWith(":")) return { ok: false, reason: "git_uri must name a host after '//' (as in https://host/owner/repo)." };
+  if (!host || authority === "" || authority.startsWith(":"))
+    return { ok: false, reason: "git_uri must name a host after '//' (as in https://host/owner/repo)." };
   // Internal hosts first: however they are spelled, that is the reason worth giving.
   if (!policy.allowInsecure) {
     const why = internalHostReason(host);
@@ -113,7 +117,10 @@ function stripGitSuffix(path: string): string {
 
 /** Why a host must not be cloned from, or null. Literal addresses only; names are checked after DNS. */
 export function internalHostReason(host: string): string | null {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  const h = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
   if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal")) {
     return "git_uri must not point at a local or internal host.";
   }
@@ -154,7 +161,9 @@ function parseIpv4(a: string): [number, number, number, number] | null {
 
 function isInternalIpv4([a, b]: [number, number, number, number]): boolean {
   return (
-    a === 0 || a === 10 || a === 127 ||
+    a === 0 ||
+    a === 10 ||
+    a === 127 ||
     (a === 100 && b >= 64 && b <= 127) ||
     (a === 169 && b === 254) ||
     (a === 172 && b >= 16 && b <= 31) ||

@@ -14,26 +14,32 @@ export const BranchName = z
   .max(255, { message: "branch must be at most 255 characters." })
   .refine(
     (b) =>
-      !b.startsWith("-") && !b.startsWith("/") && !b.endsWith("/") && !b.endsWith(".lock") && !b.endsWith(".") &&
-      !b.includes("..") && !b.includes("@{") && !b.includes("//") &&
+      !b.startsWith("-") &&
+      !b.startsWith("/") &&
+      !b.endsWith("/") &&
+      !b.endsWith(".lock") &&
+      !b.endsWith(".") &&
+      !b.includes("..") &&
+      !b.includes("@{") &&
+      !b.includes("//") &&
       // eslint-disable-next-line no-control-regex
       !/[\u0000-\u0020\u007f~^:?*[\\]/.test(b),
     { message: "branch is not a valid git branch name." },
   );
 
 /** Body of POST /scan (spec §4.5). The URL policy is applied by the route, which knows the config. */
-export const ScanCreateBody = bodyObject(
-  {
-    git_uri: z.string({ error: "git_uri is required and must be a string." }).max(2048, { message: "git_uri must be at most 2048 characters." }),
-    branch: BranchName.optional(),
-    // Optional (added with diff-aware scans): older clients never send it.
-    baseline_commit: z
-      .string({ error: "baseline_commit must be a string." })
-      .regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/i, { message: "baseline_commit must be a full commit id (40 or 64 hexadecimal characters)." })
-      .transform((v) => v.toLowerCase())
-      .optional(),
-  },
-);
+export const ScanCreateBody = bodyObject({
+  git_uri: z
+    .string({ error: "git_uri is required and must be a string." })
+    .max(2048, { message: "git_uri must be at most 2048 characters." }),
+  branch: BranchName.optional(),
+  // Optional (added with diff-aware scans): older clients never send it.
+  baseline_commit: z
+    .string({ error: "baseline_commit must be a string." })
+    .regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/i, { message: "baseline_commit must be a full commit id (40 or 64 hexadecimal characters)." })
+    .transform((v) => v.toLowerCase())
+    .optional(),
+});
 export type ScanCreateBody = z.infer<typeof ScanCreateBody>;
 
 /** Body of POST /public/scan: a repository and branch only (no diff-aware scans for anonymous callers). */

@@ -16,10 +16,17 @@ describe("webhook target URLs", () => {
     expect(reason("not a url")).toMatch(/whitespace|valid/);
   });
 
-  it.each(["https://127.0.0.1/x", "https://[::1]/x", "https://10.0.0.5/x", "https://169.254.169.254/latest", "https://2130706433/x", "https://localhost/x", "https://metadata.internal/x", "https://printer.local/x", "https://[fd00::1]/x"])(
-    "refuses the internal target %s",
-    (url) => expect(reason(url)).toMatch(/local|internal|private/),
-  );
+  it.each([
+    "https://127.0.0.1/x",
+    "https://[::1]/x",
+    "https://10.0.0.5/x",
+    "https://169.254.169.254/latest",
+    "https://2130706433/x",
+    "https://localhost/x",
+    "https://metadata.internal/x",
+    "https://printer.local/x",
+    "https://[fd00::1]/x",
+  ])("refuses the internal target %s", (url) => expect(reason(url)).toMatch(/local|internal|private/));
 
   it("with WEBHOOK_ALLOW_INSECURE_TARGETS allows http and loopback, never private networks", () => {
     expect(reason("http://127.0.0.1:8080/x", insecure)).toBe("ok");

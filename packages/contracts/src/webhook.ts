@@ -45,12 +45,18 @@ export function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy): WebhookU
   // Credentials in a URL end up in logs and proxies; the signature authenticates us instead.
   if (url.username || url.password) return { ok: false, reason: "url must not contain credentials." };
   if (url.hash) return { ok: false, reason: "url must not contain a fragment." };
-  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  const host = url.hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
   if (!host) return { ok: false, reason: "url must name a host." };
   // Internal names are refused even for tests; "localhost" is loopback, allowed with the flag.
-  if (host.endsWith(".local") || host.endsWith(".internal")) return { ok: false, reason: "url must not point at a local or internal host." };
-  if ((host === "localhost" || host.endsWith(".localhost")) && !policy.allowInsecure) return { ok: false, reason: "url must not point at a local or internal host." };
-  if (!isAllowedTargetAddress(host, policy)) return { ok: false, reason: "url must not point at a private, loopback or link-local address." };
+  if (host.endsWith(".local") || host.endsWith(".internal"))
+    return { ok: false, reason: "url must not point at a local or internal host." };
+  if ((host === "localhost" || host.endsWith(".localhost")) && !policy.allowInsecure)
+    return { ok: false, reason: "url must not point at a local or internal host." };
+  if (!isAllowedTargetAddress(host, policy))
+    return { ok: false, reason: "url must not point at a private, loopback or link-local address." };
   return { ok: true, url, host };
 }
 

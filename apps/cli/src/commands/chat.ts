@@ -1,4 +1,5 @@
 import readline from "node:readline";
+import type { ChatRequestBody } from "@ax/contracts";
 import { resolveGroup, resolveOrganization } from "../api";
 import { parseCommand, showHelp } from "../args";
 import type { ApiClient } from "../client";
@@ -48,7 +49,11 @@ export async function chatCommand(argv: string[], io: Io): Promise<number> {
 async function converse(chat: Conversation): Promise<void> {
   const { io } = chat;
   const terminal = io.stdinIsTTY && io.stdoutIsTTY;
-  const rl = readline.createInterface({ input: io.stdin, ...(terminal ? { output: io.stdout, terminal: true } : { terminal: false }), prompt: "you> " });
+  const rl = readline.createInterface({
+    input: io.stdin,
+    ...(terminal ? { output: io.stdout, terminal: true } : { terminal: false }),
+    prompt: "you> ",
+  });
   if (terminal) {
     io.out(colorsFor(io).dim('Ask about your scans, a CWE or a fix. "exit" or Ctrl-D ends.') + "\n");
     rl.prompt();
@@ -67,9 +72,15 @@ async function converse(chat: Conversation): Promise<void> {
 
 /** One question; the answer is written as its chunks arrive. */
 async function ask(chat: Conversation, prompt: string): Promise<void> {
+  const body: ChatRequestBody = {
+    prompt,
+    stream: true,
+    ...(chat.sessionId ? { sessione_id: chat.sessionId } : {}),
+    ...(chat.groupId ? { group_id: chat.groupId } : {}),
+  };
   const res = await chat.client.request("POST", "/ai/chatbot", {
     query: { organization_id: chat.orgId },
-    body: { prompt, stream: true, ...(chat.sessionId ? { sessione_id: chat.sessionId } : {}), ...(chat.groupId ? { group_id: chat.groupId } : {}) },
+    body,
     timeoutMs: 300_000,
   });
   chat.sessionId = res.headers.get("x-session-id") ?? chat.sessionId;

@@ -46,7 +46,11 @@ export async function findingsCommand(argv: string[], io: Io): Promise<number> {
     io.out(`${JSON.stringify(filterSarif(await getSarif(c, scanId), filters), null, 2)}\n`);
     return 0;
   }
-  const findings = await listFindings(c, scanId, { severity: filters.severity?.join(","), status: filters.status?.join(","), cwe: filters.cwe?.join(",") });
+  const findings = await listFindings(c, scanId, {
+    severity: filters.severity?.join(","),
+    status: filters.status?.join(","),
+    cwe: filters.cwe?.join(","),
+  });
   if (v.format === "json") {
     io.out(`${JSON.stringify(findings, null, 2)}\n`);
     return 0;
@@ -59,8 +63,17 @@ export async function findingsCommand(argv: string[], io: Io): Promise<number> {
   // The service orders by the severity a finding had when its scan stored it (a key triage
   // cannot move, for exact paging); with every page in hand, the table shows today's order.
   const sorted = [...findings].sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity));
-  const rows = sorted.map((f: Finding) => [p.severity(f.severity), f.status, f.cwe_id ?? "", f.rule_id, `${f.file}:${f.start_line}`, f.finding_id]);
-  io.out(`${table(["SEVERITY", "STATUS", "CWE", "RULE", "LOCATION", "FINDING ID"], rows, p)}\n\n${findings.length} finding${findings.length === 1 ? "" : "s"}\n`);
+  const rows = sorted.map((f: Finding) => [
+    p.severity(f.severity),
+    f.status,
+    f.cwe_id ?? "",
+    f.rule_id,
+    `${f.file}:${f.start_line}`,
+    f.finding_id,
+  ]);
+  io.out(
+    `${table(["SEVERITY", "STATUS", "CWE", "RULE", "LOCATION", "FINDING ID"], rows, p)}\n\n${findings.length} finding${findings.length === 1 ? "" : "s"}\n`,
+  );
   return 0;
 }
 
@@ -71,6 +84,8 @@ export function filterSarif(sarif: Sarif, filters: { severity?: string[]; status
   const status = wanted(filters.status, canonicalLabel);
   const cwe = wanted(filters.cwe, (s) => s.toUpperCase());
   const keep = (props: Record<string, unknown> = {}) =>
-    (!severity || severity.has(String(props.severity))) && (!status || status.has(String(props.status))) && (!cwe || cwe.has(String(props.cwe)));
+    (!severity || severity.has(String(props.severity))) &&
+    (!status || status.has(String(props.status))) &&
+    (!cwe || cwe.has(String(props.cwe)));
   return { ...sarif, runs: sarif.runs.map((run) => ({ ...run, results: run.results.filter((r) => keep(r.properties)) })) };
 }

@@ -40,7 +40,14 @@ export async function groupsCommand(argv: string[], io: Io): Promise<number> {
   if (sub === "list") {
     const groups = await listGroups(c, orgId);
     const p = colorsFor(io);
-    print(groups, table(["GROUP ID", "NAME", "CREATED"], groups.map((g) => [g.group_id, g.name, g.created_at?.slice(0, 10) ?? ""]), p));
+    print(
+      groups,
+      table(
+        ["GROUP ID", "NAME", "CREATED"],
+        groups.map((g) => [g.group_id, g.name, g.created_at?.slice(0, 10) ?? ""]),
+        p,
+      ),
+    );
     return 0;
   }
   if (sub === "create") {

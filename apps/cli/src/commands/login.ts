@@ -46,9 +46,14 @@ export async function loginCommand(argv: string[], io: Io): Promise<number> {
   const profile = await getProfile(new ApiClient(baseUrl, token));
   await writeConfigFile(settings.file, { url: baseUrl, token });
   const orgs = profile.organizations.map((o) => `${o.name} (${o.role})`).join(", ") || "none";
-  io.out(`Logged in to ${baseUrl} as ${profile.display_name} <${profile.email}> via ${profile.identity_provider}.\nOrganizations: ${orgs}\nSaved to ${settings.file}\n`);
+  io.out(
+    `Logged in to ${baseUrl} as ${profile.display_name} <${profile.email}> via ${profile.identity_provider}.\nOrganizations: ${orgs}\nSaved to ${settings.file}\n`,
+  );
   const overriding = [io.env.AX_URL?.trim() && "AX_URL", io.env.AX_TOKEN?.trim() && "AX_TOKEN"].filter(Boolean);
-  if (overriding.length) io.err(`ax: note: ${overriding.join(" and ")} ${overriding.length > 1 ? "are" : "is"} set and override${overriding.length > 1 ? "" : "s"} the saved settings.\n`);
+  if (overriding.length)
+    io.err(
+      `ax: note: ${overriding.join(" and ")} ${overriding.length > 1 ? "are" : "is"} set and override${overriding.length > 1 ? "" : "s"} the saved settings.\n`,
+    );
   return 0;
 }
 

@@ -23,7 +23,13 @@ Options:
   --org O         organization id or name (needed when you belong to several)
   --json          print the service's answer as JSON`;
 
-const OPTIONS = { file: { type: "string" }, line: { type: "string" }, cwe: { type: "string" }, org: { type: "string" }, json: { type: "boolean" } } as const;
+const OPTIONS = {
+  file: { type: "string" },
+  line: { type: "string" },
+  cwe: { type: "string" },
+  org: { type: "string" },
+  json: { type: "boolean" },
+} as const;
 
 export async function reviewCommand(argv: string[], io: Io): Promise<number> {
   const { values: v } = parseCommand(argv, OPTIONS, REVIEW_HELP, 0);
@@ -45,7 +51,11 @@ export async function reviewCommand(argv: string[], io: Io): Promise<number> {
 
   const c = await connect(io);
   const orgId = v.org !== undefined ? await resolveOrganization(c, v.org) : undefined;
-  const verdict = await review(c, { code: context.code, line: String(line), file, ...(v.cwe ? { cwe_id: v.cwe.toUpperCase() } : {}) }, { organization_id: orgId });
+  const verdict = await review(
+    c,
+    { code: context.code, line: String(line), file, ...(v.cwe ? { cwe_id: v.cwe.toUpperCase() } : {}) },
+    { organization_id: orgId },
+  );
   if (v.json) {
     io.out(`${JSON.stringify(verdict)}\n`);
     return 0;

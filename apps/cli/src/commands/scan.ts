@@ -42,7 +42,8 @@ const POLL_MS = 250;
 
 function severityOf(value: string): Severity {
   const sev = canonicalLabel(value) as Severity;
-  if (!SEVERITIES.includes(sev)) throw new UsageError(`--fail-on takes one of ${SEVERITIES.map((s) => s.toLowerCase()).join(", ")}.`, SCAN_HELP);
+  if (!SEVERITIES.includes(sev))
+    throw new UsageError(`--fail-on takes one of ${SEVERITIES.map((s) => s.toLowerCase()).join(", ")}.`, SCAN_HELP);
   return sev;
 }
 
@@ -63,10 +64,18 @@ export async function scanCommand(argv: string[], io: Io): Promise<number> {
 
   const orgId = v.org !== undefined || v.group !== undefined ? await resolveOrganization(c, v.org) : undefined;
   const groupId = v.group !== undefined ? await resolveGroup(c, orgId!, v.group) : undefined;
-  const started = await startScan(c, { git_uri: gitUri, ...(v.branch ? { branch: v.branch } : {}) }, { organization_id: orgId, group_id: groupId });
+  const started = await startScan(
+    c,
+    { git_uri: gitUri, ...(v.branch ? { branch: v.branch } : {}) },
+    { organization_id: orgId, group_id: groupId },
+  );
 
   if (!v.wait && !failOn) {
-    io.out(v.json ? `${JSON.stringify(started)}\n` : `Scan ${started.scan_id} ${started.state}.\nIts findings, once it completes: ax findings ${started.scan_id}\n`);
+    io.out(
+      v.json
+        ? `${JSON.stringify(started)}\n`
+        : `Scan ${started.scan_id} ${started.state}.\nIts findings, once it completes: ax findings ${started.scan_id}\n`,
+    );
     return EXIT.ok;
   }
   const p = colorsFor(io);
@@ -84,11 +93,15 @@ export async function scanCommand(argv: string[], io: Io): Promise<number> {
     io.out(`${JSON.stringify({ scan, ...(failOn ? { gate: { fail_on: failOn, open: blocking, passed: blocking === 0 } } : {}) })}\n`);
   } else {
     const took = scan.duration_ms === null ? "" : ` in ${(scan.duration_ms / 1000).toFixed(1)} s`;
-    io.out(`\nCompleted${took}${scan.commit ? ` at ${scan.commit.slice(0, 12)}` : ""}.\n\n${summaryTable(scan.counts, p)}\n\nList them: ax findings ${scan.scan_id}\n`);
+    io.out(
+      `\nCompleted${took}${scan.commit ? ` at ${scan.commit.slice(0, 12)}` : ""}.\n\n${summaryTable(scan.counts, p)}\n\nList them: ax findings ${scan.scan_id}\n`,
+    );
   }
   if (!failOn) return EXIT.ok;
   if (blocking > 0) {
-    io.err(`ax: ${blocking} open finding${blocking === 1 ? "" : "s"} at ${failOn} or above (--fail-on ${failOn.toLowerCase()}). Triage with "ax triage ${scan.scan_id} FINDING_ID --status …".\n`);
+    io.err(
+      `ax: ${blocking} open finding${blocking === 1 ? "" : "s"} at ${failOn} or above (--fail-on ${failOn.toLowerCase()}). Triage with "ax triage ${scan.scan_id} FINDING_ID --status …".\n`,
+    );
     return EXIT.gate;
   }
   if (!v.json) io.out(`${p.green("✔")} No open findings at ${failOn} or above.\n`);

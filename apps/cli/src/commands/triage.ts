@@ -29,6 +29,9 @@ export async function triageCommand(argv: string[], io: Io): Promise<number> {
   const patch = { ...(v.status !== undefined ? { status: v.status } : {}), ...(v.reason !== undefined ? { reason: v.reason } : {}) };
   const { finding } = await updateFinding(await connect(io), scanId, findingId, patch);
   if (v.json) io.out(`${JSON.stringify(finding)}\n`);
-  else io.out(`Finding ${finding.finding_id} (${finding.severity} ${finding.rule_id}, ${finding.file}:${finding.start_line}) is now ${finding.status}${finding.reason ? ` — ${finding.reason}` : ""}.\n`);
+  else
+    io.out(
+      `Finding ${finding.finding_id} (${finding.severity} ${finding.rule_id}, ${finding.file}:${finding.start_line}) is now ${finding.status}${finding.reason ? ` — ${finding.reason}` : ""}.\n`,
+    );
   return 0;
 }

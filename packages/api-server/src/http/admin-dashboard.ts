@@ -22,7 +22,8 @@ import { assertWellFormedPath, jsonBodyReader } from "./input-guards";
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 // Everything from this origin: bull-board's page asks for web fonts from Google, which the
 // page rewrite below removes and this policy would block anyway.
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
 const EXTERNAL_STYLESHEET = /<link[^>]+href="https?:\/\/[^"]*"[^>]*>/gi;
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -32,7 +33,9 @@ const writeHtmlError: ErrorWriter = (res, status, body) => {
   res
     .status(status)
     .type("html")
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${status}</title></head><body><h1>${status}</h1><p>${escapeHtml(body.message)}</p></body></html>`);
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${status}</title></head><body><h1>${status}</h1><p>${escapeHtml(body.message)}</p></body></html>`,
+    );
 };
 
 function board(deps: AppDeps, readOnlyMode: boolean): RequestHandler {
@@ -113,6 +116,7 @@ export function adminDashboard(deps: AppDeps): RequestHandler {
 function wrapResponse(res: Response): void {
   const send = res.send.bind(res);
   const json = res.json.bind(res);
-  res.send = (body?: unknown) => send(typeof body === "string" && /^\s*<!DOCTYPE html>/i.test(body) ? body.replace(EXTERNAL_STYLESHEET, "") : body);
+  res.send = (body?: unknown) =>
+    send(typeof body === "string" && /^\s*<!DOCTYPE html>/i.test(body) ? body.replace(EXTERNAL_STYLESHEET, "") : body);
   res.json = (body?: unknown) => json(redactStrings(body));
 }

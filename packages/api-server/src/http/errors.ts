@@ -23,7 +23,8 @@ export class AppError extends Error {
 
 export const badRequest = (message: string, details?: ErrorDetail[]) => new AppError(400, "validation_failed", message, details);
 export const unauthorized = () => new AppError(401, "unauthorized", "A valid personal access token is required in the X-AX-KEY header.");
-export const forbidden = (message = "Your role in this organization does not allow this action.") => new AppError(403, "forbidden", message);
+export const forbidden = (message = "Your role in this organization does not allow this action.") =>
+  new AppError(403, "forbidden", message);
 export const notFound = (what: string) => new AppError(404, "not_found", `${what} not found.`);
 export const conflict = (message: string) => new AppError(409, "conflict", message);
 export const preconditionFailed = (message: string) => new AppError(412, "precondition_failed", message);
@@ -57,7 +58,8 @@ function inputError(err: unknown, reply: Reply, logger: Logger, requestId: strin
   const e = err as { type?: string; status?: number; expose?: boolean };
   if (e.type === "entity.too.large") reply(413, "payload_too_large", "Request body is too large.");
   else if (e.type === "entity.parse.failed") reply(400, "malformed_json", "Request body is not valid JSON.");
-  else if (e.type === "charset.unsupported" || e.type === "encoding.unsupported") reply(415, "unsupported_media_type", "Unsupported body encoding; send UTF-8 JSON.");
+  else if (e.type === "charset.unsupported" || e.type === "encoding.unsupported")
+    reply(415, "unsupported_media_type", "Unsupported body encoding; send UTF-8 JSON.");
   else if (err instanceof URIError) {
     // A path parameter a router could not decode, should one get past pathEscapeGuard (under
     // /api/v2) and the dashboard's check. Input, not a fault: no error-level log, and the

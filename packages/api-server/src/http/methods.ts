@@ -34,6 +34,12 @@ export function mountMethodFallback(router: Router, routes: { method: Method; pa
     const header = [...allow, "OPTIONS"].join(", ");
     res.set("Allow", header);
     if (req.method === "OPTIONS") return void res.status(204).end();
-    next(new AppError(405, "method_not_allowed", `This endpoint does not take ${req.method.slice(0, 10).replace(/[^A-Z]/g, "")}; it takes ${header}.`));
+    next(
+      new AppError(
+        405,
+        "method_not_allowed",
+        `This endpoint does not take ${req.method.slice(0, 10).replace(/[^A-Z]/g, "")}; it takes ${header}.`,
+      ),
+    );
   });
 }

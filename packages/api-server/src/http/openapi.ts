@@ -12,15 +12,20 @@ const SPEC_TAGS = ["Health", "Profile", "Public Scan", "Admin", "Scan", "GenAI",
  * handler does: the OpenAPI document lists these where a route does not describe them itself.
  */
 export function chainResponses(r: AnyRoute): Record<number, ResponseDoc> {
-  const error = (description: string): ResponseDoc => (r.errorWriter ? { description, contentType: r.errorContentType ?? "text/plain" } : { description, schema: ErrorBody });
+  const error = (description: string): ResponseDoc =>
+    r.errorWriter ? { description, contentType: r.errorContentType ?? "text/plain" } : { description, schema: ErrorBody };
   const out: Record<number, ResponseDoc> = {
-    400: error("Invalid input: a malformed percent-escape in the path or query, an unknown query parameter, malformed JSON, or a value the schema refuses; the message names the field, never its value."),
+    400: error(
+      "Invalid input: a malformed percent-escape in the path or query, an unknown query parameter, malformed JSON, or a value the schema refuses; the message names the field, never its value.",
+    ),
   };
-  if (r.auth !== "public") out[401] = error("Missing, malformed, unknown, expired or revoked token. Checked before any input, the body included.");
+  if (r.auth !== "public")
+    out[401] = error("Missing, malformed, unknown, expired or revoked token. Checked before any input, the body included.");
   if (r.enabled) out[404] = error("The endpoint is switched off in this deployment.");
   out[413] = error("The request body is larger than MAX_BODY_BYTES.");
   out[415] = error("A request body that is not UTF-8 JSON (Content-Type: application/json).");
-  if (!isRateLimitExempt(`${API_PREFIX}${r.path}`)) out[429] = error("A rate limit (of the client IP, or of the token) is spent; see Retry-After and the RateLimit-* headers.");
+  if (!isRateLimitExempt(`${API_PREFIX}${r.path}`))
+    out[429] = error("A rate limit (of the client IP, or of the token) is spent; see Retry-After and the RateLimit-* headers.");
   return out;
 }
 
@@ -32,14 +37,23 @@ export function buildOpenApi(routes: AnyRoute[], opts: { version: string; server
     const parameters = [
       ...objectParams(r.params, "path"),
       ...objectParams(r.query, "query"),
-      ...(r.headers ?? []).map((h) => ({ name: h.name, in: "header", required: h.required ?? false, description: h.description, schema: { type: "string" } })),
+      ...(r.headers ?? []).map((h) => ({
+        name: h.name,
+        in: "header",
+        required: h.required ?? false,
+        description: h.description,
+        schema: { type: "string" },
+      })),
     ];
     const responses: Record<string, unknown> = {};
     const all = { ...chainResponses(r), ...r.responses };
-    for (const status of Object.keys(all).map(Number).sort((a, b) => a - b)) {
+    for (const status of Object.keys(all)
+      .map(Number)
+      .sort((a, b) => a - b)) {
       const doc = all[status]!;
       const type = doc.contentType ?? "application/json";
-      const content: Record<string, unknown> = doc.schema || doc.contentType ? { [type]: doc.schema ? { schema: toSchema(doc.schema, "output") } : {} } : {};
+      const content: Record<string, unknown> =
+        doc.schema || doc.contentType ? { [type]: doc.schema ? { schema: toSchema(doc.schema, "output") } : {} } : {};
       for (const alt of doc.alternatives ?? []) content[alt.contentType] = alt.schema ? { schema: toSchema(alt.schema, "output") } : {};
       responses[status] = { description: doc.description, ...(Object.keys(content).length ? { content } : {}) };
     }
@@ -108,11 +122,25 @@ export function renderDocsPage(doc: ReturnType<typeof buildOpenApi>): string {
   const ops: string[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, raw] of Object.entries(methods)) {
-      const op = raw as { summary: string; description?: string; tags: string[]; security?: unknown[]; parameters?: { name: string; in: string; required: boolean }[]; requestBody?: { content: Record<string, { schema: unknown }> }; responses: Record<string, { description: string }> };
-      const params = (op.parameters ?? []).map((p) => `<li><code>${esc(p.name)}</code> (${p.in}${p.required ? ", required" : ""})</li>`).join("");
-      const body = op.requestBody ? `<details><summary>Request body</summary><pre>${esc(JSON.stringify(op.requestBody.content["application/json"]?.schema, null, 2))}</pre></details>` : "";
-      const responses = Object.entries(op.responses).map(([s, r]) => `<li><b>${s}</b> ${esc(r.description)}</li>`).join("");
-      ops.push(`<section><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${esc(path)}</code>${op.security ? ' <small>public</small>' : ""}</h3>
+      const op = raw as {
+        summary: string;
+        description?: string;
+        tags: string[];
+        security?: unknown[];
+        parameters?: { name: string; in: string; required: boolean }[];
+        requestBody?: { content: Record<string, { schema: unknown }> };
+        responses: Record<string, { description: string }>;
+      };
+      const params = (op.parameters ?? [])
+        .map((p) => `<li><code>${esc(p.name)}</code> (${p.in}${p.required ? ", required" : ""})</li>`)
+        .join("");
+      const body = op.requestBody
+        ? `<details><summary>Request body</summary><pre>${esc(JSON.stringify(op.requestBody.content["application/json"]?.schema, null, 2))}</pre></details>`
+        : "";
+      const responses = Object.entries(op.responses)
+        .map(([s, r]) => `<li><b>${s}</b> ${esc(r.description)}</li>`)
+        .join("");
+      ops.push(`<section><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${esc(path)}</code>${op.security ? " <small>public</small>" : ""}</h3>
 <p>${esc(op.summary)}</p>${op.description ? `<p>${esc(op.description)}</p>` : ""}${params ? `<ul>${params}</ul>` : ""}${body}<ul>${responses}</ul></section>`);
     }
   }

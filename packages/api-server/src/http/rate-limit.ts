@@ -117,7 +117,9 @@ export function createRateLimiter(deps: AppDeps): RateLimiter {
     },
     async publicScan(req, kind) {
       const [limit, window, whose] =
-        kind === "start" ? [pub.perIpPerHour, 3_600_000_000, "for public scans from this address"] : [pub.readsPerIpPerMinute, 60_000_000, "for public scan results from this address"];
+        kind === "start"
+          ? [pub.perIpPerHour, 3_600_000_000, "for public scans from this address"]
+          : [pub.readsPerIpPerMinute, 60_000_000, "for public scan results from this address"];
       const d = await charge(`${prefix}:public-${kind}:${clientKey(req.ip)}`, limit, window);
       const err = d && req.res ? verdict(req.res, d, whose) : undefined;
       if (err) throw err;
@@ -142,7 +144,10 @@ function verdict(res: Response, d: Decision, whose: string): AppError | undefine
   }
   if (d.allowed) return undefined;
   const retryAfter = String(Math.max(1, Math.ceil(d.retryAfterUs / 1e6)));
-  return new AppError(429, "rate_limited", `Too many requests ${whose}; try again in ${retryAfter} seconds.`, undefined, { ...headers, "Retry-After": retryAfter });
+  return new AppError(429, "rate_limited", `Too many requests ${whose}; try again in ${retryAfter} seconds.`, undefined, {
+    ...headers,
+    "Retry-After": retryAfter,
+  });
 }
 
 /**

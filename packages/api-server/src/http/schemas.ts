@@ -8,7 +8,12 @@ import { ErrorBody, Id } from "@ax/contracts";
 
 export const Cursor = z.string().max(2000).optional();
 export const Limit = (max: number, def: number) =>
-  z.coerce.number({ error: "limit must be a number" }).int({ error: "limit must be a whole number" }).min(1, { error: `limit must be between 1 and ${max}` }).max(max, { error: `limit must be between 1 and ${max}` }).default(def);
+  z.coerce
+    .number({ error: "limit must be a number" })
+    .int({ error: "limit must be a whole number" })
+    .min(1, { error: `limit must be between 1 and ${max}` })
+    .max(max, { error: `limit must be between 1 and ${max}` })
+    .default(def);
 
 /**
  * How a list-valued query parameter is written in the OpenAPI document: an array of `items`,
@@ -20,7 +25,14 @@ export const queryLists = z.registry<{ items: Record<string, unknown> }>();
 const splitList = z
   .union([z.string(), z.array(z.string())])
   .optional()
-  .transform((v) => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(Boolean)))
+  .transform((v) =>
+    v === undefined
+      ? undefined
+      : (Array.isArray(v) ? v : [v])
+          .flatMap((s) => s.split(","))
+          .map((s) => s.trim())
+          .filter(Boolean),
+  )
   .refine((v) => v === undefined || v.length <= 50, { message: "at most 50 values" });
 
 /** Comma-separated filter values (`?rule=a,b`), also repeatable; free text. */
@@ -35,7 +47,9 @@ export function EnumList<T extends readonly [string, ...string[]]>(name: string,
   const allowed = new Set<string>(values);
   return splitList
     .transform((v) => v?.map(canonical))
-    .refine((v) => v === undefined || v.every((x) => allowed.has(x)), { message: `${name} takes ${values.join(", ")} (comma-separated, case-insensitive).` })
+    .refine((v) => v === undefined || v.every((x) => allowed.has(x)), {
+      message: `${name} takes ${values.join(", ")} (comma-separated, case-insensitive).`,
+    })
     .register(queryLists, { items: { type: "string", enum: [...values] } });
 }
 
@@ -43,7 +57,9 @@ export function EnumList<T extends readonly [string, ...string[]]>(name: string,
 export function PatternList(name: string, pattern: RegExp, example: string, canonical: (s: string) => string) {
   return splitList
     .transform((v) => v?.map(canonical))
-    .refine((v) => v === undefined || v.every((x) => pattern.test(x)), { message: `${name} takes values like ${example} (comma-separated).` })
+    .refine((v) => v === undefined || v.every((x) => pattern.test(x)), {
+      message: `${name} takes values like ${example} (comma-separated).`,
+    })
     .register(queryLists, { items: { type: "string", pattern: pattern.source } });
 }
 

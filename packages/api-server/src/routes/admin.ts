@@ -54,7 +54,10 @@ const workerAndQueueRoutes = (deps: AppDeps) => [
     path: "/admin/queues",
     operationId: "listQueues",
     summary: "The service's queues with job counts by state (instance admins)",
-    responses: { 200: { description: "Every queue (complete list; `next_cursor` is always null).", schema: listOf("queues", QueueView) }, ...adminErrors },
+    responses: {
+      200: { description: "Every queue (complete list; `next_cursor` is always null).", schema: listOf("queues", QueueView) },
+      ...adminErrors,
+    },
     handler: async ({ principal }) => {
       requireInstanceAdmin(principal);
       return listQueues(deps);
@@ -67,14 +70,16 @@ const workerAndQueueRoutes = (deps: AppDeps) => [
       path: `/admin/queues/:name/${action}`,
       operationId: `${action}Queue`,
       summary:
-        action === "pause" ? "Pause a queue: workers finish running jobs but take no new ones (instance admins)" : "Resume a paused queue (instance admins)",
+        action === "pause"
+          ? "Pause a queue: workers finish running jobs but take no new ones (instance admins)"
+          : "Resume a paused queue (instance admins)",
       description: "Applies to every worker process (the pause is kept in Redis). Repeating it is harmless.",
       params: QueueParams,
       responses: { 200: { description: "The queue and its counts after the change.", schema: QueueView }, ...adminErrors },
       handler: async ({ params, principal }) => {
-      requireInstanceAdmin(principal);
-      return setQueuePaused(deps, principal, params.name, action);
-    },
+        requireInstanceAdmin(principal);
+        return setQueuePaused(deps, principal, params.name, action);
+      },
     }),
   ),
 ];
@@ -86,11 +91,15 @@ const listFailedRoute = (deps: AppDeps) =>
     path: "/admin/queues/:name/failed",
     operationId: "listFailedJobs",
     summary: "Failed jobs of a queue, most recent failure first (instance admins)",
-    description: "Failed jobs are kept 7 days (at most 10,000 per queue). The cursor is a position: jobs failing meanwhile shift the pages.",
+    description:
+      "Failed jobs are kept 7 days (at most 10,000 per queue). The cursor is a position: jobs failing meanwhile shift the pages.",
     params: QueueParams,
     query: z.object({ cursor: Cursor, limit: Limit(200, 50) }),
     responses: {
-      200: { description: "A page of failed jobs and how many there are in all.", schema: listOf("jobs", FailedJobView).extend({ total: z.number().int() }) },
+      200: {
+        description: "A page of failed jobs and how many there are in all.",
+        schema: listOf("jobs", FailedJobView).extend({ total: z.number().int() }),
+      },
       ...adminErrors,
     },
     handler: async ({ params, query, principal }) => {
@@ -101,7 +110,12 @@ const listFailedRoute = (deps: AppDeps) =>
 
 /** Retry or remove every failed job of a queue. */
 const BULK = [
-  { op: "retry", operationId: "retryAllFailedJobs", summary: "Retry every failed job of a queue (instance admins)", description: undefined },
+  {
+    op: "retry",
+    operationId: "retryAllFailedJobs",
+    summary: "Retry every failed job of a queue (instance admins)",
+    description: undefined,
+  },
   {
     op: "remove",
     operationId: "removeAllFailedJobs",
@@ -116,7 +130,12 @@ const BULK_ANSWER = {
 
 /** Retry or remove one failed job. */
 const SINGLE = [
-  { op: "retry", operationId: "retryFailedJob", summary: "Retry one failed job, with its attempts reset (instance admins)", answer: "Moved back to waiting." },
+  {
+    op: "retry",
+    operationId: "retryFailedJob",
+    summary: "Retry one failed job, with its attempts reset (instance admins)",
+    answer: "Moved back to waiting.",
+  },
   { op: "remove", operationId: "removeFailedJob", summary: "Remove one failed job (instance admins)", answer: "Removed." },
 ] as const;
 const SINGLE_MESSAGE = { retry: "Job retried", remove: "Job removed" } as const;

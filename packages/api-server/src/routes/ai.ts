@@ -37,7 +37,8 @@ function feedbackInputError(part: InputPart, issue: z.core.$ZodIssue): AppError 
 const MARKDOWN = "text/markdown";
 const chatResponses = {
   200: {
-    description: "The answer, Markdown (streamed line by line when `stream` is true). Headers: X-AI-Request-Id, X-Session-Id, X-AI-Specialist.",
+    description:
+      "The answer, Markdown (streamed line by line when `stream` is true). Headers: X-AI-Request-Id, X-Session-Id, X-AI-Specialist.",
     contentType: MARKDOWN,
   },
   400: { description: "Invalid input, in Markdown.", contentType: MARKDOWN },
@@ -82,7 +83,11 @@ const reviewRoute = (deps: AppDeps, logger: () => ReturnType<typeof child>) =>
       404: { description: "Organization or group not found, or not visible to the caller.", schema: ErrorBody },
     },
     handler: async ({ query, body, principal, req, res }) => {
-      const caller = { principal, organizationId: resolveOrganization(principal, query.organization_id, "viewer"), groupId: query.group_id };
+      const caller = {
+        principal,
+        organizationId: resolveOrganization(principal, query.organization_id, "viewer"),
+        groupId: query.group_id,
+      };
       return untilClientLeaves(res, (signal) => reviewForCaller(deps, caller, body, signal, logger().child({ request_id: req.id })));
     },
   });
@@ -103,7 +108,12 @@ function chatRoutes(deps: AppDeps, logger: () => ReturnType<typeof child>): AnyR
     await chatForCaller(deps, { principal: input.principal, organizationId: org }, input.body, input.req, input.res, logger());
     return undefined;
   };
-  const chatRoute = { tags: ["GenAI"], body: ChatBody(deps.config.limits.maxPromptChars), errorWriter: markdownErrors, errorContentType: MARKDOWN };
+  const chatRoute = {
+    tags: ["GenAI"],
+    body: ChatBody(deps.config.limits.maxPromptChars),
+    errorWriter: markdownErrors,
+    errorContentType: MARKDOWN,
+  };
   return [
     defineRoute({
       ...chatRoute,
@@ -161,7 +171,12 @@ const feedbackRoute = (deps: AppDeps, logger: () => ReturnType<typeof child>) =>
       502: { description: `${FEEDBACK_ERRORS.downstream} (also on a downstream timeout; the vote is stored anyway).`, schema: ErrorBody },
     },
     handler: ({ params, query, principal, req }) => {
-      const input = { requestId: params.request_id, feedback: params.status === "true", organizationId: query.organization_id, groupId: query.group_id };
+      const input = {
+        requestId: params.request_id,
+        feedback: params.status === "true",
+        organizationId: query.organization_id,
+        groupId: query.group_id,
+      };
       return submitFeedback(deps, principal, input, logger().child({ request_id: req.id }));
     },
   });

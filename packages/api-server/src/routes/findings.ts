@@ -41,7 +41,9 @@ const FindingListQuery = z.object({
   introduced: QueryBool,
   min_ai_confidence: z.coerce.number({ error: "must be a number" }).min(0).max(1).optional(),
   dataflow: z.enum([...DATAFLOW_STATUSES, "none"], { error: "dataflow takes confirmed, unconfirmed or none" }).optional(),
-  sort: z.enum(["severity", "ai_confidence", "-ai_confidence"], { error: "sort takes severity, ai_confidence or -ai_confidence" }).default("severity"),
+  sort: z
+    .enum(["severity", "ai_confidence", "-ai_confidence"], { error: "sort takes severity, ai_confidence or -ai_confidence" })
+    .default("severity"),
   cursor: Cursor,
   limit: Limit(500, 100),
 });

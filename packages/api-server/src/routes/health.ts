@@ -26,8 +26,14 @@ export function healthRoutes(deps: AppDeps): AnyRoute[] {
       tags: ["Health"],
       auth: "public",
       responses: {
-        200: { description: "Ready.", schema: z.object({ status: z.literal("ready"), checks: z.object({ database: Check, redis: Check }) }) },
-        503: { description: "Not ready.", schema: z.object({ status: z.literal("unavailable"), checks: z.object({ database: Check, redis: Check }) }) },
+        200: {
+          description: "Ready.",
+          schema: z.object({ status: z.literal("ready"), checks: z.object({ database: Check, redis: Check }) }),
+        },
+        503: {
+          description: "Not ready.",
+          schema: z.object({ status: z.literal("unavailable"), checks: z.object({ database: Check, redis: Check }) }),
+        },
       },
       handler: async ({ res }) => {
         const { ready, body } = await readiness(deps);

@@ -22,7 +22,10 @@ export function profileRoutes(deps: AppDeps): AnyRoute[] {
       operationId: "listTokens",
       summary: "The caller's own tokens (never their secret values)",
       tags: ["Profile"],
-      responses: { 200: { description: "Tokens, newest first.", schema: z.object({ tokens: z.array(TokenView) }) }, 401: commonErrors[401] },
+      responses: {
+        200: { description: "Tokens, newest first.", schema: z.object({ tokens: z.array(TokenView) }) },
+        401: commonErrors[401],
+      },
       handler: async ({ principal }) => tokensOf(deps, principal),
     }),
     defineRoute({
@@ -32,7 +35,11 @@ export function profileRoutes(deps: AppDeps): AnyRoute[] {
       summary: "Create a personal access token; its value is shown only in this response",
       tags: ["Profile"],
       body: TokenCreateBody,
-      responses: { 200: { description: "The new token and its value.", schema: TokenCreated }, 400: commonErrors[400], 401: commonErrors[401] },
+      responses: {
+        200: { description: "The new token and its value.", schema: TokenCreated },
+        400: commonErrors[400],
+        401: commonErrors[401],
+      },
       handler: async ({ principal, body, res }) => {
         const created = await newToken(deps, principal, body);
         res.set("Cache-Control", "no-store");

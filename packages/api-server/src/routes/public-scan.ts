@@ -11,7 +11,10 @@ const ScanParams = z.object({ scan_id: Id });
 const publicErrors = {
   400: { description: "Invalid input; the message names the field.", schema: ErrorBody },
   404: { description: "Unknown or expired scan id, or Public Scan is switched off (PUBLIC_SCAN_ENABLED=false).", schema: ErrorBody },
-  429: { description: "The client IP's public scan budget (or its general budget) is spent; see Retry-After and the RateLimit-* headers.", schema: ErrorBody },
+  429: {
+    description: "The client IP's public scan budget (or its general budget) is spent; see Retry-After and the RateLimit-* headers.",
+    schema: ErrorBody,
+  },
 };
 
 /** Scans without a token (docs/public-scan.md). Reads only, by the unguessable scan id; no triage, no cancel. */
@@ -33,9 +36,16 @@ export function publicScanRoutes(deps: AppDeps): AnyRoute[] {
       enabled,
       body: PublicScanCreateBody,
       responses: {
-        200: { description: "The scan was queued.", schema: z.object({ scan_id: z.string(), state: z.enum(SCAN_STATES), expires_at: z.string() }) },
+        200: {
+          description: "The scan was queued.",
+          schema: z.object({ scan_id: z.string(), state: z.enum(SCAN_STATES), expires_at: z.string() }),
+        },
         ...publicErrors,
-        429: { description: "This IP's public scans for the hour are spent, or PUBLIC_SCAN_MAX_IN_FLIGHT public scans are already queued or running; see Retry-After. Nothing was created.", schema: ErrorBody },
+        429: {
+          description:
+            "This IP's public scans for the hour are spent, or PUBLIC_SCAN_MAX_IN_FLIGHT public scans are already queued or running; see Retry-After. Nothing was created.",
+          schema: ErrorBody,
+        },
         503: { description: "The queue is unavailable; nothing was created.", schema: ErrorBody },
       },
       handler: async ({ body, req }) => {

@@ -55,11 +55,24 @@ const listScansRoute = (deps: AppDeps) =>
     summary: "List scans of an organization, newest first",
     description: "Each scan's `counts` are computed when read, as in `GET /scan/{scan_id}`: they follow triage.",
     tags: ["Scan"],
-    query: OrgQuery.extend({ group_id: Id.optional(), project_id: Id.optional(), state: z.enum(SCAN_STATES).optional(), cursor: Cursor, limit: Limit(200, 50) }),
+    query: OrgQuery.extend({
+      group_id: Id.optional(),
+      project_id: Id.optional(),
+      state: z.enum(SCAN_STATES).optional(),
+      cursor: Cursor,
+      limit: Limit(200, 50),
+    }),
     responses: { 200: { description: "A page of scans.", schema: listOf("scans", ScanView) }, ...commonErrors },
     handler: async ({ query, principal }) => {
       const organizationId = resolveOrganization(principal, query.organization_id, "viewer");
-      return scanPage(deps, { organizationId, groupId: query.group_id, projectId: query.project_id, state: query.state, cursor: query.cursor, limit: query.limit });
+      return scanPage(deps, {
+        organizationId,
+        groupId: query.group_id,
+        projectId: query.project_id,
+        state: query.state,
+        cursor: query.cursor,
+        limit: query.limit,
+      });
     },
   });
 
@@ -123,4 +136,10 @@ const scanSarifRoute = (deps: AppDeps) =>
     },
   });
 
-export const scanRoutes = (deps: AppDeps): AnyRoute[] => [startScanRoute(deps), listScansRoute(deps), getScanRoute(deps), cancelScanRoute(deps), scanSarifRoute(deps)];
+export const scanRoutes = (deps: AppDeps): AnyRoute[] => [
+  startScanRoute(deps),
+  listScansRoute(deps),
+  getScanRoute(deps),
+  cancelScanRoute(deps),
+  scanSarifRoute(deps),
+];

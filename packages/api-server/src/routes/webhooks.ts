@@ -15,7 +15,15 @@ import type { AppDeps } from "../http/context";
 import { defineRoute, type AnyRoute } from "../http/route";
 import { Cursor, Limit, commonErrors } from "../http/schemas";
 import { requireRole } from "../services/access";
-import { addWebhook, deliveryPage, editWebhook, removeWebhook, rotateWebhookSecret, testWebhook, webhookPage } from "../services/webhook-admin";
+import {
+  addWebhook,
+  deliveryPage,
+  editWebhook,
+  removeWebhook,
+  rotateWebhookSecret,
+  testWebhook,
+  webhookPage,
+} from "../services/webhook-admin";
 import { loadWebhook, presentWebhook } from "../services/webhooks";
 
 /**
@@ -38,7 +46,11 @@ const listWebhooksRoute = (deps: AppDeps) =>
     summary: "Webhooks of an organization (admin or owner)",
     params: OrgParams,
     query: z.object({ cursor: Cursor, limit: Limit(200, 100) }),
-    responses: { 200: { description: "A page of webhooks, oldest first.", schema: listOf("webhooks", WebhookView) }, ...commonErrors, ...adminOnly },
+    responses: {
+      200: { description: "A page of webhooks, oldest first.", schema: listOf("webhooks", WebhookView) },
+      ...commonErrors,
+      ...adminOnly,
+    },
     handler: async ({ params, query, principal }) => {
       requireRole(principal, params.organization_id, "admin");
       return webhookPage(deps, params.organization_id, query.cursor, query.limit);
@@ -95,7 +107,13 @@ const oneWebhookRoutes = (deps: AppDeps) => [
   ),
   hookRoute(
     deps,
-    { method: "patch", path: "", operationId: "updateWebhook", summary: "Change a webhook's url, events or active flag (admin or owner)", body: WebhookUpdateBody },
+    {
+      method: "patch",
+      path: "",
+      operationId: "updateWebhook",
+      summary: "Change a webhook's url, events or active flag (admin or owner)",
+      body: WebhookUpdateBody,
+    },
     { description: "The webhook as changed.", schema: WebhookView },
     (org, id, body) => editWebhook(deps, org, id, body),
   ),
@@ -149,4 +167,9 @@ const listDeliveriesRoute = (deps: AppDeps) =>
     },
   });
 
-export const webhookRoutes = (deps: AppDeps): AnyRoute[] => [listWebhooksRoute(deps), createWebhookRoute(deps), ...oneWebhookRoutes(deps), listDeliveriesRoute(deps)];
+export const webhookRoutes = (deps: AppDeps): AnyRoute[] => [
+  listWebhooksRoute(deps),
+  createWebhookRoute(deps),
+  ...oneWebhookRoutes(deps),
+  listDeliveriesRoute(deps),
+];

@@ -22,7 +22,12 @@ export function adminQueue(deps: AppDeps, name: string): Queue {
 }
 
 /** Admin actions are logged with who did them; never the token, never job data. */
-export function auditAdmin(deps: AppDeps, principal: Principal | { user: { id: string } }, action: string, fields: Record<string, unknown> = {}): void {
+export function auditAdmin(
+  deps: AppDeps,
+  principal: Principal | { user: { id: string } },
+  action: string,
+  fields: Record<string, unknown> = {},
+): void {
   child(deps.logger, "api").info("admin action", { action, user_id: principal.user.id, ...fields });
 }
 
@@ -61,7 +66,8 @@ export interface AdminSession {
 }
 
 /** Sessions live in Redis under the deployment's prefix, keyed by a hash of the cookie value. */
-const sessionKey = (deps: AppDeps, secret: string) => `${deps.config.redis.queuePrefix}:admin-session:${createHash("sha256").update(secret).digest("hex")}`;
+const sessionKey = (deps: AppDeps, secret: string) =>
+  `${deps.config.redis.queuePrefix}:admin-session:${createHash("sha256").update(secret).digest("hex")}`;
 
 /** Stores a new session and sets its cookie on the response. */
 export async function openSession(deps: AppDeps, req: Request, userId: string, readOnly: boolean): Promise<AdminSession> {
@@ -100,7 +106,11 @@ export async function readSession(deps: AppDeps, req: Request): Promise<AdminSes
 }
 
 export const dashboardUnauthorized = () =>
-  new AppError(401, "unauthorized", "An admin dashboard session (POST /api/v2/admin/session) or an instance admin's token in the X-AX-KEY header is required.");
+  new AppError(
+    401,
+    "unauthorized",
+    "An admin dashboard session (POST /api/v2/admin/session) or an instance admin's token in the X-AX-KEY header is required.",
+  );
 
 /** Every string in a JSON value through the logger's redaction; keys and shape unchanged. */
 export function redactStrings(value: unknown, depth = 0): unknown {

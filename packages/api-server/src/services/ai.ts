@@ -3,7 +3,17 @@
  * server client, and the review and feedback services. Chat lives in chat.ts.
  */
 import { randomUUID } from "node:crypto";
-import { createOpenAiClient, defaultReviewModel, warmCweCatalog, relayFeedback, reviewFinding, RelayError, type CombinedVerdict, type ModelProvider, type ReviewModel } from "@ax/ai";
+import {
+  createOpenAiClient,
+  defaultReviewModel,
+  warmCweCatalog,
+  relayFeedback,
+  reviewFinding,
+  RelayError,
+  type CombinedVerdict,
+  type ModelProvider,
+  type ReviewModel,
+} from "@ax/ai";
 import type { AiConfig } from "@ax/config";
 import type { ReviewBody, ReviewResult } from "@ax/contracts";
 import { feedbackAgreement, getAiRequest, getGroup, insertAiRequest, isId, upsertFeedback, type Principal } from "@ax/db";
@@ -53,7 +63,8 @@ export async function reviewForCaller(
   if (groupId !== undefined && (!isId(groupId) || !(await getGroup(deps.db, caller.organizationId, groupId)))) throw notFound("Group");
   const ai = aiServices(deps);
   const modelName = deps.config.ai.reviewModel;
-  const server = ai.provider && modelName ? { provider: ai.provider, model: modelName, weight: deps.config.ai.reviewLlmWeight, signal } : undefined;
+  const server =
+    ai.provider && modelName ? { provider: ai.provider, model: modelName, weight: deps.config.ai.reviewLlmWeight, signal } : undefined;
   const verdict: CombinedVerdict = await reviewFinding(ai.reviewModel, body, server);
   if (verdict.llmError) log.warn("review model server failed; trained model answered alone", { error: verdict.llmError });
   const requestId = randomUUID();
@@ -68,7 +79,14 @@ export async function reviewForCaller(
     class: verdict.class,
     confidence: verdict.confidence,
     // What the model saw: a vote on this answer becomes a labeled example (ai:train --feedback).
-    input: { code: body.code, cwe_id: body.cwe_id ?? null, cwe_name: body.cwe_name ?? null, file: body.file ?? null, line: body.line ?? null, p_true: verdict.pTrue },
+    input: {
+      code: body.code,
+      cwe_id: body.cwe_id ?? null,
+      cwe_name: body.cwe_name ?? null,
+      file: body.file ?? null,
+      line: body.line ?? null,
+      p_true: verdict.pTrue,
+    },
   });
   return { class: verdict.class, confidence: verdict.confidence, request_id: requestId, model: verdict.model };
 }
@@ -113,7 +131,10 @@ export async function submitFeedback(
   let relayError: string | null = null;
   if (relay.url) {
     try {
-      await relayFeedback({ url: relay.url, token: relay.token, timeoutMs: relay.timeoutMs }, { request_id: request.id, feedback, organization_id: organizationId, group_id: groupId, kind: request.kind, model: request.model });
+      await relayFeedback(
+        { url: relay.url, token: relay.token, timeoutMs: relay.timeoutMs },
+        { request_id: request.id, feedback, organization_id: organizationId, group_id: groupId, kind: request.kind, model: request.model },
+      );
       relayStatus = "relayed";
     } catch (err) {
       relayStatus = "failed";
@@ -122,7 +143,15 @@ export async function submitFeedback(
     }
   }
   // Stored whatever the relay did: agreement figures and training data do not depend on it.
-  await upsertFeedback(deps.db, { requestId: request.id, userId: principal.user.id, organizationId, groupId, feedback, relayStatus, relayError });
+  await upsertFeedback(deps.db, {
+    requestId: request.id,
+    userId: principal.user.id,
+    organizationId,
+    groupId,
+    feedback,
+    relayStatus,
+    relayError,
+  });
   if (relayStatus === "failed") throw new AppError(502, "downstream_failed", FEEDBACK_ERRORS.downstream);
   return { message: "Feedback submitted" };
 }

@@ -7,7 +7,15 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Request, Response } from "express";
-import { answerChat, defaultSpecialists, type ChatDataSource, type FindingSummary, type HistoryTurn, type ScanSummary, type SpecialistName } from "@ax/ai";
+import {
+  answerChat,
+  defaultSpecialists,
+  type ChatDataSource,
+  type FindingSummary,
+  type HistoryTurn,
+  type ScanSummary,
+  type SpecialistName,
+} from "@ax/ai";
 import { SESSION_ID, isChatSpecialist, type ChatBody, type ErrorBody } from "@ax/contracts";
 import {
   appendChatMessage,
@@ -81,7 +89,11 @@ function findingSummary(f: Finding): FindingSummary {
 /** The caller's data, and nothing else: every query is scoped to the org (and group). */
 export function chatDataSource(deps: AppDeps, scope: ChatScope): ChatDataSource {
   const withCounts = async (scans: ScanWithGroup[]) => {
-    const counts = await scanCounts(deps.db, scope.organizationId, scans.map((s) => s.id));
+    const counts = await scanCounts(
+      deps.db,
+      scope.organizationId,
+      scans.map((s) => s.id),
+    );
     return scans.map((s) => scanSummary(s, counts.get(s.id) ?? {}));
   };
   return {
@@ -125,7 +137,9 @@ async function historyOf(deps: AppDeps, caller: Caller, sessionId: string): Prom
 function chatModels(deps: AppDeps) {
   const ai = aiServices(deps);
   const models: Partial<Record<SpecialistName, { provider: NonNullable<typeof ai.provider>; name: string }>> = {};
-  if (ai.provider) for (const [name, model] of Object.entries(deps.config.ai.chatModels)) if (model) models[name as SpecialistName] = { provider: ai.provider, name: model };
+  if (ai.provider)
+    for (const [name, model] of Object.entries(deps.config.ai.chatModels))
+      if (model) models[name as SpecialistName] = { provider: ai.provider, name: model };
   return models;
 }
 
@@ -140,7 +154,14 @@ function abortOnLeave(req: Request, res: Response): { abort: AbortController; re
   return { abort, release: () => res.off("close", onClose) };
 }
 
-export async function chatForCaller(deps: AppDeps, caller: Caller, body: ChatBody, req: Request, res: Response, log: Logger): Promise<void> {
+export async function chatForCaller(
+  deps: AppDeps,
+  caller: Caller,
+  body: ChatBody,
+  req: Request,
+  res: Response,
+  log: Logger,
+): Promise<void> {
   const scope = await scopeFor(deps, caller.organizationId, body.group_id);
   const sessionId = sessionIdOf(body.sessione_id);
   const user = caller.principal.user;
@@ -159,12 +180,23 @@ export async function chatForCaller(deps: AppDeps, caller: Caller, body: ChatBod
     specialists: defaultSpecialists,
     models,
     onModelError: (err) =>
-      log.warn("chat model server failed (answered offline, or the answer was cut off)", { error: err instanceof Error ? err.message : String(err) }),
+      log.warn("chat model server failed (answered offline, or the answer was cut off)", {
+        error: err instanceof Error ? err.message : String(err),
+      }),
   });
   const requestId = randomUUID();
   const model = models[route.specialist]?.name ?? `offline:${route.specialist}`;
   const turn = { organizationId: caller.organizationId, userId: user.id, sessionId, specialist: route.specialist, requestId };
-  await insertAiRequest(deps.db, { id: requestId, organizationId: caller.organizationId, groupId: scope.groupId, userId: user.id, kind: "chat", model, specialist: route.specialist, sessionId });
+  await insertAiRequest(deps.db, {
+    id: requestId,
+    organizationId: caller.organizationId,
+    groupId: scope.groupId,
+    userId: user.id,
+    kind: "chat",
+    model,
+    specialist: route.specialist,
+    sessionId,
+  });
   await appendChatMessage(deps.db, { ...turn, role: "user", content: body.prompt });
 
   res.status(200);
@@ -240,7 +272,10 @@ export function writeMarkdownError(res: Response, status: number, body: ErrorBod
   const details = body.details ?? [];
   const lines = [`**Error ${status}.** ${escapeInline(body.message)}`];
   if (details.length > 0) lines.push("", ...details.map((d) => `- \`${d.path.replace(/`/g, "'")}\`: ${escapeInline(d.message)}`));
-  res.status(status).type("text/markdown; charset=utf-8").send(`${lines.join("\n")}\n`);
+  res
+    .status(status)
+    .type("text/markdown; charset=utf-8")
+    .send(`${lines.join("\n")}\n`);
 }
 
 function escapeInline(s: string): string {

@@ -39,7 +39,9 @@ export const isFindingCursor = (v: unknown): v is FindingCursor => {
 
 const isAiCursor = (v: unknown): v is AiFindingCursor => {
   const c = v as Partial<AiFindingCursor>;
-  return typeof c === "object" && c !== null && typeof c.ai === "number" && c.ai >= -1 && c.ai <= 2 && typeof c.id === "string" && isId(c.id);
+  return (
+    typeof c === "object" && c !== null && typeof c.ai === "number" && c.ai >= -1 && c.ai <= 2 && typeof c.id === "string" && isId(c.id)
+  );
 };
 
 type ListInput = Parameters<typeof listFindings>[1];
@@ -55,7 +57,14 @@ export async function findingPage(
 ): Promise<{ findings: ReturnType<typeof presentFinding>[]; next_cursor: string | null }> {
   const scan = await loadScan(deps, principal, scanId);
   const after = q.order === "severity" ? readCursor(q.cursor, isFindingCursor) : readCursor(q.cursor, isAiCursor);
-  const rows = await listFindings(deps.db, { organizationId: scan.organization_id, scanId: scan.id, filters: q.filters, order: q.order, after, limit: q.limit + 1 });
+  const rows = await listFindings(deps.db, {
+    organizationId: scan.organization_id,
+    scanId: scan.id,
+    filters: q.filters,
+    order: q.order,
+    after,
+    limit: q.limit + 1,
+  });
   const page = pageOf(rows, q.limit, (last) => (q.order === "severity" ? findingCursorOf(last) : aiCursorOf(last, q.order)));
   return { findings: page.items.map(presentFinding), next_cursor: page.next_cursor };
 }
@@ -115,7 +124,12 @@ export async function findingFix(deps: AppDeps, principal: Principal, scanId: st
   return { finding_id: finding.id, file: finding.file, description, diff };
 }
 
-export async function findingHistoryOf(deps: AppDeps, principal: Principal, scanId: string, findingId: string): Promise<{ history: HistoryView[] }> {
+export async function findingHistoryOf(
+  deps: AppDeps,
+  principal: Principal,
+  scanId: string,
+  findingId: string,
+): Promise<{ history: HistoryView[] }> {
   const finding = await loadFinding(deps, principal, scanId, findingId);
   const rows = await findingHistory(deps.db, finding.organization_id, finding.id);
   return { history: rows.map(presentHistory) };

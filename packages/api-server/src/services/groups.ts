@@ -28,8 +28,14 @@ export async function hardDeleteGroup(deps: AppDeps, organizationId: string, gro
 /** Workers may run on machines the API cannot reach: each removes its own copy on this notice. */
 async function announceDeletedProjects(deps: AppDeps, organizationId: string, projectIds: string[]): Promise<void> {
   if (projectIds.length === 0) return;
-  await publishProjectsDeleted(deps.redis, deps.config.redis.queuePrefix, { organization_id: organizationId, project_ids: projectIds }).catch((err: Error) =>
-    deps.logger.warn("could not notify the workers of deleted projects; their hourly sweep removes what they kept", { organization_id: organizationId, error: err.message }),
+  await publishProjectsDeleted(deps.redis, deps.config.redis.queuePrefix, {
+    organization_id: organizationId,
+    project_ids: projectIds,
+  }).catch((err: Error) =>
+    deps.logger.warn("could not notify the workers of deleted projects; their hourly sweep removes what they kept", {
+      organization_id: organizationId,
+      error: err.message,
+    }),
   );
 }
 
@@ -41,7 +47,12 @@ export async function loadGroup(deps: AppDeps, organizationId: string, groupId: 
 }
 
 /** The organization's groups in name order (the caller's role is checked by the route). */
-export async function groupPage(deps: AppDeps, organizationId: string, cursor: string | undefined, limit: number): Promise<{ groups: GroupView[]; next_cursor: string | null }> {
+export async function groupPage(
+  deps: AppDeps,
+  organizationId: string,
+  cursor: string | undefined,
+  limit: number,
+): Promise<{ groups: GroupView[]; next_cursor: string | null }> {
   const rows = await listGroups(deps.db, organizationId, nameKeyOf(cursor), limit + 1);
   const page = namePage(rows, limit, (g) => g.name);
   return { groups: page.items.map(presentGroup), next_cursor: page.next_cursor };
@@ -59,7 +70,11 @@ export async function deleteGroupFor(deps: AppDeps, organizationId: string, grou
   if (!isId(groupId)) throw notFound("Group");
   const result = await hardDeleteGroup(deps, organizationId, groupId);
   if (!result) throw notFound("Group");
-  return { message: "Group deleted", group_id: groupId, deleted: { projects: result.projects, scans: result.scans, findings: result.findings } };
+  return {
+    message: "Group deleted",
+    group_id: groupId,
+    deleted: { projects: result.projects, scans: result.scans, findings: result.findings },
+  };
 }
 
 /** A group's projects in repository URL order. */
@@ -71,7 +86,10 @@ export async function projectPage(deps: AppDeps, organizationId: string, groupId
 }
 
 /** The scans of a project of the group, newest first; 404 for a project of another group. */
-export async function projectScanPage(deps: AppDeps, q: { organizationId: string; groupId: string; projectId: string; cursor: string | undefined; limit: number }) {
+export async function projectScanPage(
+  deps: AppDeps,
+  q: { organizationId: string; groupId: string; projectId: string; cursor: string | undefined; limit: number },
+) {
   const group = await loadGroup(deps, q.organizationId, q.groupId);
   const project = isId(q.projectId) ? await getProject(deps.db, q.organizationId, q.projectId) : undefined;
   if (!project || project.group_id !== group.id) throw notFound("Project");

@@ -52,6 +52,7 @@ export const nameKeyOf = (cursor: string | undefined): string | undefined => rea
 export const namePage = <T>(rows: T[], limit: number, key: (row: T) => string) => pageOf(rows, limit, (last) => ({ k: key(last) }));
 
 /** Lists of a fixed size read by position (the failed jobs of a queue). */
-const isOffset = (v: unknown): v is { o: number } => typeof v === "object" && v !== null && Number.isInteger((v as { o?: unknown }).o) && (v as { o: number }).o >= 0;
+const isOffset = (v: unknown): v is { o: number } =>
+  typeof v === "object" && v !== null && Number.isInteger((v as { o?: unknown }).o) && (v as { o: number }).o >= 0;
 
 export const offsetOf = (cursor: string | undefined): number => readCursor(cursor, isOffset)?.o ?? 0;

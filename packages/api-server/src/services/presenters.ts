@@ -1,5 +1,15 @@
 import { SUPPRESSION_REASON_MISSING, type FindingDataflow, type FindingSource } from "@ax/contracts";
-import { summarizeCounts, type ApiToken, type Finding, type FindingHistory, type FindingListRow, type Group, type Project, type Scan, type ScanCounts } from "@ax/db";
+import {
+  summarizeCounts,
+  type ApiToken,
+  type Finding,
+  type FindingHistory,
+  type FindingListRow,
+  type Group,
+  type Project,
+  type Scan,
+  type ScanCounts,
+} from "@ax/db";
 import { isUnsafeText } from "../http/text-safety";
 
 /** Wire shapes: identifiers named as in the spec, timestamps ISO 8601 UTC. */
@@ -42,11 +52,43 @@ export function presentScan(s: Scan, counts: ScanCounts) {
 }
 
 /** When a public scan is deleted (and already answers 404): its request time plus the retention. */
-export const publicExpiry = (s: Scan, retentionHours: number): string => new Date(new Date(s.created_at).getTime() + retentionHours * 3_600_000).toISOString();
+export const publicExpiry = (s: Scan, retentionHours: number): string =>
+  new Date(new Date(s.created_at).getTime() + retentionHours * 3_600_000).toISOString();
 
 export function presentPublicScan(s: Scan, scanCounts: ScanCounts, retentionHours: number) {
-  const { scan_id, state, phase, progress, git_uri, branch, commit, error, counts, summary, created_at, started_at, finished_at, duration_ms } = presentScan(s, scanCounts);
-  return { scan_id, state, phase, progress, git_uri, branch, commit, error, counts, summary, created_at, started_at, finished_at, duration_ms, expires_at: publicExpiry(s, retentionHours) };
+  const {
+    scan_id,
+    state,
+    phase,
+    progress,
+    git_uri,
+    branch,
+    commit,
+    error,
+    counts,
+    summary,
+    created_at,
+    started_at,
+    finished_at,
+    duration_ms,
+  } = presentScan(s, scanCounts);
+  return {
+    scan_id,
+    state,
+    phase,
+    progress,
+    git_uri,
+    branch,
+    commit,
+    error,
+    counts,
+    summary,
+    created_at,
+    started_at,
+    finished_at,
+    duration_ms,
+    expires_at: publicExpiry(s, retentionHours),
+  };
 }
 
 export const presentPublicFinding = (f: Finding | FindingListRow) => ({
@@ -159,7 +201,12 @@ export function presentHistory(h: FindingHistory & { display_name: string | null
   };
 }
 
-export const presentGroup = (g: Group) => ({ group_id: g.id, organization_id: g.organization_id, name: g.name, created_at: iso(g.created_at) });
+export const presentGroup = (g: Group) => ({
+  group_id: g.id,
+  organization_id: g.organization_id,
+  name: g.name,
+  created_at: iso(g.created_at),
+});
 
 export const presentProject = (p: Project) => ({
   project_id: p.id,

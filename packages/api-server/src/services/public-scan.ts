@@ -33,7 +33,11 @@ import { presentPublicFinding, presentPublicScan, publicExpiry } from "./present
  * says (only PUBLIC_SCAN_ALLOW_INSECURE, for tests, relaxes it). The in-flight cap is the
  * ordinary per-organization one, applied to the public organization.
  */
-export async function startPublicScan(deps: AppDeps, body: PublicScanCreateBody, requestId: string): Promise<{ scan: Scan; expires_at: string }> {
+export async function startPublicScan(
+  deps: AppDeps,
+  body: PublicScanCreateBody,
+  requestId: string,
+): Promise<{ scan: Scan; expires_at: string }> {
   const check = checkGitUri(body.git_uri, { allowInsecure: deps.config.publicScan.allowInsecure });
   if (!check.ok) throw badRequest(`Invalid body: git_uri: ${check.reason}`, [{ path: "body.git_uri", message: check.reason }]);
 
@@ -63,7 +67,11 @@ export async function startPublicScan(deps: AppDeps, body: PublicScanCreateBody,
     .catch((err: unknown) => (isForeignKeyViolation(err) ? create() : Promise.reject(err)))
     .catch(refused);
   try {
-    await deps.queue.enqueue("scan.run", { scan_id: scan.id, organization_id: scan.organization_id, request_id: requestId }, { jobId: scan.id });
+    await deps.queue.enqueue(
+      "scan.run",
+      { scan_id: scan.id, organization_id: scan.organization_id, request_id: requestId },
+      { jobId: scan.id },
+    );
   } catch (err) {
     await deleteScanRow(deps.db, scan.id).catch(() => undefined);
     deps.logger.warn("could not enqueue public scan", { scan_id: scan.id, error: (err as Error).message });

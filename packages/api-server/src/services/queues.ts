@@ -60,7 +60,12 @@ export async function onFailedJob(deps: AppDeps, principal: Principal, name: str
 }
 
 /** POST /admin/session: a dashboard session, read-only when the deployment or the caller asks. */
-export async function openDashboardSession(deps: AppDeps, principal: Principal, req: Request, readOnlyAsked: boolean): Promise<AdminSessionView> {
+export async function openDashboardSession(
+  deps: AppDeps,
+  principal: Principal,
+  req: Request,
+  readOnlyAsked: boolean,
+): Promise<AdminSessionView> {
   const readOnly = deps.config.admin.dashboardReadOnly || readOnlyAsked;
   const session = await openSession(deps, req, principal.user.id, readOnly);
   auditAdmin(deps, principal, "session.open", { read_only: readOnly });

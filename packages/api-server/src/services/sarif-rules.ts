@@ -74,7 +74,15 @@ export async function rulesMetadata(db: Db, organizationId: string, findings: re
 }
 
 function fromDefinition(r: RuleMeta): RuleMetadata {
-  return { title: r.title, cwe_id: r.cwe, cwe_name: r.cwe_name, owasp: r.owasp, severity: r.severity, confidence: r.confidence, remediation: r.remediation };
+  return {
+    title: r.title,
+    cwe_id: r.cwe,
+    cwe_name: r.cwe_name,
+    owasp: r.owasp,
+    severity: r.severity,
+    confidence: r.confidence,
+    remediation: r.remediation,
+  };
 }
 
 async function fromFindings(own: readonly Finding[], reported: ScanTimeValues): Promise<RuleMetadata> {
@@ -98,7 +106,8 @@ async function fromFindings(own: readonly Finding[], reported: ScanTimeValues): 
   };
 }
 
-const byPlace = (a: Finding, b: Finding) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.start_line - b.start_line || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+const byPlace = (a: Finding, b: Finding) =>
+  a.file < b.file ? -1 : a.file > b.file ? 1 : a.start_line - b.start_line || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 type Reviewable = "severity" | "confidence" | "remediation";
 

@@ -9,7 +9,13 @@ import { ruleKey, rulesMetadata, type RuleMetadata } from "./sarif-rules";
  * so that alerts are matched across runs, triage as suppressions, FIXED findings as
  * baselineState "absent", and a confirmed taint trace as a code flow.
  */
-const LEVEL: Record<string, "error" | "warning" | "note"> = { CRITICAL: "error", HIGH: "error", MEDIUM: "warning", LOW: "note", INFO: "note" };
+const LEVEL: Record<string, "error" | "warning" | "note"> = {
+  CRITICAL: "error",
+  HIGH: "error",
+  MEDIUM: "warning",
+  LOW: "note",
+  INFO: "note",
+};
 const SECURITY_SEVERITY: Record<string, string> = { CRITICAL: "9.5", HIGH: "8.0", MEDIUM: "5.5", LOW: "3.0", INFO: "1.0" };
 
 /**
@@ -37,13 +43,18 @@ export function toSarif(scan: Scan, findings: Finding[], metadata: ReadonlyMap<s
       const own = findings.filter((f) => f.analyzer === name);
       const version = (scan.analyzers as AnalyzerRun[]).find((a) => a.name === name)?.version ?? undefined;
       const rules = new Map<string, ReturnType<typeof ruleOf>>();
-      for (const f of own) if (!rules.has(f.rule_id)) rules.set(f.rule_id, ruleOf(f.rule_id, metadata.get(ruleKey(f.analyzer, f.rule_id)) ?? reportedBy(f)));
+      for (const f of own)
+        if (!rules.has(f.rule_id)) rules.set(f.rule_id, ruleOf(f.rule_id, metadata.get(ruleKey(f.analyzer, f.rule_id)) ?? reportedBy(f)));
       const ruleIds = [...rules.keys()];
       return {
         tool: { driver: { name, ...(version ? { version } : {}), informationUri: "https://cwe.mitre.org/", rules: [...rules.values()] } },
         automationDetails: { id: `ax/${scan.project_id}/` },
         versionControlProvenance: [
-          { repositoryUri: scan.git_uri, ...(scan.commit_sha ? { revisionId: scan.commit_sha } : {}), ...(scan.branch ? { branch: scan.branch } : {}) },
+          {
+            repositoryUri: scan.git_uri,
+            ...(scan.commit_sha ? { revisionId: scan.commit_sha } : {}),
+            ...(scan.branch ? { branch: scan.branch } : {}),
+          },
         ],
         invocations: [
           {
@@ -79,7 +90,15 @@ function ruleOf(id: string, m: RuleMetadata) {
 /** Without metadata for a rule, what its finding says that no reviewer set (never a triaged value). */
 function reportedBy(f: Finding): RuleMetadata {
   const own = (field: "severity" | "confidence" | "remediation") => (f.triaged_fields.includes(field) ? null : f[field]);
-  return { title: f.title, cwe_id: f.cwe_id, cwe_name: f.cwe_name, owasp: f.owasp, severity: own("severity"), confidence: own("confidence"), remediation: own("remediation") };
+  return {
+    title: f.title,
+    cwe_id: f.cwe_id,
+    cwe_name: f.cwe_name,
+    owasp: f.owasp,
+    severity: own("severity"),
+    confidence: own("confidence"),
+    remediation: own("remediation"),
+  };
 }
 
 function precision(confidence: string): string {
@@ -96,7 +115,9 @@ function resultOf(f: Finding, ruleIndex: number) {
   const suppressions = [
     ...(f.suppression ? [{ kind: "inSource", status: "accepted", justification: f.suppression.reason }] : []),
     ...(triaged ? [{ kind: "external", status: "accepted", ...(f.reason ? { justification: f.reason } : {}) }] : []),
-    ...(markedFixed ? [{ kind: "external", status: "underReview", justification: f.reason ?? "Marked FIXED by a reviewer; this commit still has it." }] : []),
+    ...(markedFixed
+      ? [{ kind: "external", status: "underReview", justification: f.reason ?? "Marked FIXED by a reviewer; this commit still has it." }]
+      : []),
   ];
   return {
     ruleId: f.rule_id,
@@ -107,7 +128,13 @@ function resultOf(f: Finding, ruleIndex: number) {
       {
         physicalLocation: {
           artifactLocation: { uri: uriOf(f.file), uriBaseId: "%SRCROOT%" },
-          region: { startLine: f.start_line, startColumn: f.start_column, endLine: f.end_line, endColumn: f.end_column, snippet: { text: f.snippet } },
+          region: {
+            startLine: f.start_line,
+            startColumn: f.start_column,
+            endLine: f.end_line,
+            endColumn: f.end_column,
+            snippet: { text: f.snippet },
+          },
         },
       },
     ],
@@ -127,7 +154,9 @@ function resultOf(f: Finding, ruleIndex: number) {
       ...(f.cwe_id ? { cwe: f.cwe_id } : {}),
       ...(f.introduced !== null ? { introduced: f.introduced } : {}),
       sources: f.sources.map(({ analyzer, rule_id }) => ({ analyzer, rule_id })),
-      ...(f.dataflow ? { dataflow: f.dataflow.status, ...(f.dataflow.source_kind ? { dataflow_source_kind: f.dataflow.source_kind } : {}) } : {}),
+      ...(f.dataflow
+        ? { dataflow: f.dataflow.status, ...(f.dataflow.source_kind ? { dataflow_source_kind: f.dataflow.source_kind } : {}) }
+        : {}),
     },
   };
 }
@@ -138,7 +167,10 @@ function codeFlowOf(d: FindingDataflow) {
     threadFlows: [
       {
         locations: d.trace.map((t) => ({
-          location: { physicalLocation: { artifactLocation: { uri: uriOf(t.file), uriBaseId: "%SRCROOT%" }, ...regionOf(t) }, message: { text: t.label } },
+          location: {
+            physicalLocation: { artifactLocation: { uri: uriOf(t.file), uriBaseId: "%SRCROOT%" }, ...regionOf(t) },
+            message: { text: t.label },
+          },
           kinds: [t.kind],
           properties: { code: t.code },
         })),
@@ -161,7 +193,12 @@ function fixOf(f: Finding) {
     artifactChanges: [
       {
         artifactLocation: { uri: uriOf(f.file), uriBaseId: "%SRCROOT%" },
-        replacements: [{ deletedRegion: { byteOffset: fix.start_byte, byteLength: fix.end_byte - fix.start_byte }, insertedContent: { text: fix.replacement } }],
+        replacements: [
+          {
+            deletedRegion: { byteOffset: fix.start_byte, byteLength: fix.end_byte - fix.start_byte },
+            insertedContent: { text: fix.replacement },
+          },
+        ],
       },
     ],
   };

@@ -86,7 +86,11 @@ export async function startScan(deps: AppDeps, principal: Principal, input: Star
     return { scan, created };
   }
   try {
-    await deps.queue.enqueue("scan.run", { scan_id: scan.id, organization_id: organizationId, request_id: input.requestId }, { jobId: scan.id });
+    await deps.queue.enqueue(
+      "scan.run",
+      { scan_id: scan.id, organization_id: organizationId, request_id: input.requestId },
+      { jobId: scan.id },
+    );
   } catch (err) {
     await deleteScanRow(deps.db, scan.id).catch(() => undefined);
     deps.logger.warn("could not enqueue scan", { scan_id: scan.id, error: (err as Error).message });
@@ -108,7 +112,11 @@ export function parseIdempotencyKey(value: string | undefined): string | undefin
  * the findings as they are now, for the whole list in one query.
  */
 export async function scanViews(deps: AppDeps, organizationId: string, scans: Scan[]): Promise<ReturnType<typeof presentScan>[]> {
-  const counts = await scanCounts(deps.db, organizationId, scans.map((s) => s.id));
+  const counts = await scanCounts(
+    deps.db,
+    organizationId,
+    scans.map((s) => s.id),
+  );
   return scans.map((s) => presentScan(s, counts.get(s.id) ?? {}));
 }
 
@@ -118,7 +126,12 @@ export async function scanView(deps: AppDeps, scan: Scan): Promise<ReturnType<ty
 }
 
 /** The scan, if it belongs to one of the caller's organizations and their role allows `least`. */
-export async function loadScan(deps: AppDeps, principal: Principal, scanId: string, least: Extract<Role, "viewer" | "member"> = "viewer"): Promise<Scan> {
+export async function loadScan(
+  deps: AppDeps,
+  principal: Principal,
+  scanId: string,
+  least: Extract<Role, "viewer" | "member"> = "viewer",
+): Promise<Scan> {
   const scan = isId(scanId) ? await getScan(deps.db, orgIds(principal), scanId) : undefined;
   if (!scan) throw notFound("Scan");
   requireRole(principal, scan.organization_id, least);
@@ -135,9 +148,19 @@ export interface ScanPageQuery {
 }
 
 /** One page of an organization's scans, newest first, with an opaque cursor. */
-export async function scanPage(deps: AppDeps, q: ScanPageQuery): Promise<{ scans: ReturnType<typeof presentScan>[]; next_cursor: string | null }> {
+export async function scanPage(
+  deps: AppDeps,
+  q: ScanPageQuery,
+): Promise<{ scans: ReturnType<typeof presentScan>[]; next_cursor: string | null }> {
   const before = timeKeyOf(q.cursor);
-  const rows = await listScans(deps.db, { organizationId: q.organizationId, groupId: q.groupId, projectId: q.projectId, state: q.state, before, limit: q.limit + 1 });
+  const rows = await listScans(deps.db, {
+    organizationId: q.organizationId,
+    groupId: q.groupId,
+    projectId: q.projectId,
+    state: q.state,
+    before,
+    limit: q.limit + 1,
+  });
   const page = timePage(rows, q.limit);
   return { scans: await scanViews(deps, q.organizationId, page.items), next_cursor: page.next_cursor };
 }
@@ -153,7 +176,12 @@ export async function cancelScanFor(deps: AppDeps, principal: Principal, scanId:
 }
 
 /** GET /scan/{id}/sarif: the scan's findings (absent ones on request, introduced ones only on request) as SARIF. */
-export async function sarifFor(deps: AppDeps, principal: Principal, scanId: string, opts: { introduced?: boolean | undefined; includeAbsent?: boolean | undefined }) {
+export async function sarifFor(
+  deps: AppDeps,
+  principal: Principal,
+  scanId: string,
+  opts: { introduced?: boolean | undefined; includeAbsent?: boolean | undefined },
+) {
   const scan = await loadScan(deps, principal, scanId);
   const all = await allFindings(deps.db, scan.organization_id, scan.id);
   const present = opts.includeAbsent ? all : all.filter((f) => f.baseline_state !== "absent");

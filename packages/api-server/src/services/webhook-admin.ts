@@ -3,7 +3,15 @@ import { createWebhook, deleteWebhook, isId, listDeliveries, listWebhooks, updat
 import type { AppDeps } from "../http/context";
 import { notFound } from "../http/errors";
 import { timeKeyOf, timePage } from "./paging";
-import { checkedWebhookUrl, loadWebhook, newWebhookSecret, presentDelivery, presentWebhook, sealWebhookSecret, sendTestEvent } from "./webhooks";
+import {
+  checkedWebhookUrl,
+  loadWebhook,
+  newWebhookSecret,
+  presentDelivery,
+  presentWebhook,
+  sealWebhookSecret,
+  sendTestEvent,
+} from "./webhooks";
 
 /**
  * An organization's webhooks as its admins manage them (the routes check the role). Secrets are
@@ -12,7 +20,12 @@ import { checkedWebhookUrl, loadWebhook, newWebhookSecret, presentDelivery, pres
 
 type Page<K extends string, T> = Record<K, T[]> & { next_cursor: string | null };
 
-export async function webhookPage(deps: AppDeps, organizationId: string, cursor: string | undefined, limit: number): Promise<Page<"webhooks", WebhookView>> {
+export async function webhookPage(
+  deps: AppDeps,
+  organizationId: string,
+  cursor: string | undefined,
+  limit: number,
+): Promise<Page<"webhooks", WebhookView>> {
   const page = timePage(await listWebhooks(deps.db, organizationId, timeKeyOf(cursor), limit + 1), limit);
   return { webhooks: page.items.map(presentWebhook), next_cursor: page.next_cursor };
 }
@@ -20,14 +33,25 @@ export async function webhookPage(deps: AppDeps, organizationId: string, cursor:
 export async function addWebhook(deps: AppDeps, organizationId: string, userId: string, body: WebhookCreateBody) {
   const url = checkedWebhookUrl(deps, body.url);
   const secret = newWebhookSecret();
-  const hook = await createWebhook(deps.db, { organizationId, url, events: body.events, secret: sealWebhookSecret(deps, secret), createdBy: userId });
+  const hook = await createWebhook(deps.db, {
+    organizationId,
+    url,
+    events: body.events,
+    secret: sealWebhookSecret(deps, secret),
+    createdBy: userId,
+  });
   const created = body.active === false ? ((await updateWebhook(deps.db, organizationId, hook.id, { active: false })) ?? hook) : hook;
   deps.logger.info("webhook created", { organization_id: organizationId, webhook_id: hook.id });
   return { ...presentWebhook(created), secret };
 }
 
 /** An update of a webhook that must still be there afterwards (404 if deleted meanwhile). */
-async function changeWebhook(deps: AppDeps, organizationId: string, webhookId: string, patch: Parameters<typeof updateWebhook>[3]): Promise<Webhook> {
+async function changeWebhook(
+  deps: AppDeps,
+  organizationId: string,
+  webhookId: string,
+  patch: Parameters<typeof updateWebhook>[3],
+): Promise<Webhook> {
   const hook = await updateWebhook(deps.db, organizationId, webhookId, patch);
   if (!hook) throw notFound("Webhook");
   return hook;
@@ -60,7 +84,13 @@ export async function testWebhook(deps: AppDeps, organizationId: string, webhook
   return sent;
 }
 
-export async function deliveryPage(deps: AppDeps, organizationId: string, webhookId: string, cursor: string | undefined, limit: number): Promise<Page<"deliveries", DeliveryView>> {
+export async function deliveryPage(
+  deps: AppDeps,
+  organizationId: string,
+  webhookId: string,
+  cursor: string | undefined,
+  limit: number,
+): Promise<Page<"deliveries", DeliveryView>> {
   const hook = await loadWebhook(deps, organizationId, webhookId);
   const page = timePage(await listDeliveries(deps.db, organizationId, hook.id, timeKeyOf(cursor), limit + 1), limit);
   return { deliveries: page.items.map(presentDelivery), next_cursor: page.next_cursor };

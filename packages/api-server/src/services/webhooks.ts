@@ -29,12 +29,18 @@ export async function loadWebhook(deps: AppDeps, organizationId: string, webhook
 const emitDeps = (deps: AppDeps): EmitDeps => ({ db: deps.db, config: deps.config, logger: deps.logger, queue: deps.queue });
 
 /** After the action committed: never fails the request (emitWebhookEvent logs instead). */
-export const emit = (deps: AppDeps, event: WebhookEvent, opts: { webhookId?: string } = {}) => emitWebhookEvent(emitDeps(deps), event, opts);
+export const emit = (deps: AppDeps, event: WebhookEvent, opts: { webhookId?: string } = {}) =>
+  emitWebhookEvent(emitDeps(deps), event, opts);
 
-export const emitFindingTriaged = (deps: AppDeps, finding: Finding, changed: string[], userId: string) => emit(deps, findingTriagedEvent(finding, changed, userId));
+export const emitFindingTriaged = (deps: AppDeps, finding: Finding, changed: string[], userId: string) =>
+  emit(deps, findingTriagedEvent(finding, changed, userId));
 
-export const emitGroupDeleted = (deps: AppDeps, organizationId: string, groupId: string, deleted: { projects: number; scans: number; findings: number }) =>
-  emit(deps, groupDeletedEvent(organizationId, groupId, deleted));
+export const emitGroupDeleted = (
+  deps: AppDeps,
+  organizationId: string,
+  groupId: string,
+  deleted: { projects: number; scans: number; findings: number },
+) => emit(deps, groupDeletedEvent(organizationId, groupId, deleted));
 
 /** A webhook.test delivery to one webhook; undefined when the webhook is gone. */
 export async function sendTestEvent(deps: AppDeps, organizationId: string, webhookId: string) {
@@ -47,7 +53,15 @@ const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOS
 
 /** Never the secret: it is shown once, by the create and rotate answers only. */
 export function presentWebhook(w: Webhook) {
-  return { webhook_id: w.id, organization_id: w.organization_id, url: w.url, events: w.events, active: w.active, created_at: iso(w.created_at), updated_at: iso(w.updated_at) };
+  return {
+    webhook_id: w.id,
+    organization_id: w.organization_id,
+    url: w.url,
+    events: w.events,
+    active: w.active,
+    created_at: iso(w.created_at),
+    updated_at: iso(w.updated_at),
+  };
 }
 
 export function presentDelivery(d: WebhookDelivery) {

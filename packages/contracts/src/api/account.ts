@@ -61,7 +61,12 @@ export type ProfileView = z.output<typeof ProfileView>;
 export const TokenCreated = z.object({ token: z.string(), token_info: TokenView });
 export const TokenRevoked = z.object({ message: z.string(), token_info: TokenView });
 
-export const GroupView = z.object({ group_id: z.string(), organization_id: z.string(), name: z.string(), created_at: z.string().nullable() });
+export const GroupView = z.object({
+  group_id: z.string(),
+  organization_id: z.string(),
+  name: z.string(),
+  created_at: z.string().nullable(),
+});
 export type GroupView = z.output<typeof GroupView>;
 
 export const ProjectView = z.object({

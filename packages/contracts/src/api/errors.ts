@@ -7,18 +7,31 @@ import { z } from "zod";
  * Kinds are only ever added.
  */
 export const ERROR_KINDS = {
-  validation_failed: { status: 400, description: "The input is refused: a value a schema refuses, an unknown field or query parameter, a malformed percent-escape, cursor or header." },
+  validation_failed: {
+    status: 400,
+    description:
+      "The input is refused: a value a schema refuses, an unknown field or query parameter, a malformed percent-escape, cursor or header.",
+  },
   malformed_json: { status: 400, description: "The request body is not valid JSON." },
-  unauthorized: { status: 401, description: "Missing, malformed, unknown, expired or revoked token (or, for the queue dashboard, no admin session)." },
+  unauthorized: {
+    status: 401,
+    description: "Missing, malformed, unknown, expired or revoked token (or, for the queue dashboard, no admin session).",
+  },
   forbidden: { status: 403, description: "The caller's role does not allow the action." },
   not_found: { status: 404, description: "No such resource, or not visible to the caller; also an unknown endpoint." },
   method_not_allowed: { status: 405, description: "The path exists but does not take this method; see `Allow`." },
-  conflict: { status: 409, description: "The request conflicts with the current state (a name taken, a scan already ended, an Idempotency-Key reused)." },
+  conflict: {
+    status: 409,
+    description: "The request conflicts with the current state (a name taken, a scan already ended, an Idempotency-Key reused).",
+  },
   precondition_failed: { status: 412, description: "`If-Match` names a version that is no longer current." },
   payload_too_large: { status: 413, description: "The request body is larger than MAX_BODY_BYTES." },
   unsupported_media_type: { status: 415, description: "The request body is not UTF-8 JSON." },
   rate_limited: { status: 429, description: "A rate limit of the client IP or of the token is spent; see Retry-After." },
-  too_many_scans: { status: 429, description: "Too many scans are queued or running for the organization (or for Public Scan); see Retry-After." },
+  too_many_scans: {
+    status: 429,
+    description: "Too many scans are queued or running for the organization (or for Public Scan); see Retry-After.",
+  },
   internal_error: { status: 500, description: "An unexpected fault; the message carries the request id." },
   downstream_failed: { status: 502, description: "The downstream feedback API failed or timed out." },
   queue_unavailable: { status: 503, description: "The scan could not be queued; nothing was created. See Retry-After." },

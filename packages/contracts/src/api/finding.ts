@@ -27,7 +27,10 @@ export const DataflowView = z.object({
     .describe(
       "`confirmed`: a path from an untrusted source reaches this place; `unconfirmed`: the taint analysis covers this kind of finding and found no such path.",
     ),
-  source_kind: z.enum(SOURCE_KINDS).nullable().describe("Where the data came from: `remote` (a request) or `local` (environment, files, properties)."),
+  source_kind: z
+    .enum(SOURCE_KINDS)
+    .nullable()
+    .describe("Where the data came from: `remote` (a request) or `local` (environment, files, properties)."),
   trace: z.array(TraceStepView).describe("Source first, sink last; empty when unconfirmed."),
   confirms: z.array(SourceView).describe("The pattern rules that reported the same place, which this trace confirms."),
 });

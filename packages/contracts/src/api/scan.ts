@@ -35,8 +35,12 @@ const tally = (keys: readonly string[]) => z.object(Object.fromEntries(keys.map(
 /** `counts` in structured form; null while `counts` is `{}`. */
 export const ScanSummaryView = z
   .object({
-    by_severity: tally(SEVERITIES).describe("Open findings (TO REVIEW or TRUE POSITIVE) by their current severity; flat `counts` keys CRITICAL … INFO."),
-    by_status: tally(FINDING_STATUSES).describe("The findings the scan reports (present, not suppressed) by status; flat `to_review` … `marked_fixed`."),
+    by_severity: tally(SEVERITIES).describe(
+      "Open findings (TO REVIEW or TRUE POSITIVE) by their current severity; flat `counts` keys CRITICAL … INFO.",
+    ),
+    by_status: tally(FINDING_STATUSES).describe(
+      "The findings the scan reports (present, not suppressed) by status; flat `to_review` … `marked_fixed`.",
+    ),
     open: z.number().int().describe("Open findings; flat `total`."),
     new: z.number().int().describe("Open findings new since the branch's previous scan."),
     introduced: z.number().int().describe("Open findings on lines changed since `baseline_commit`."),

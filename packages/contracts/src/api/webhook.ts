@@ -6,7 +6,9 @@ import { WEBHOOK_EVENTS } from "../webhook";
 
 const Url = z.string({ error: "url is required and must be a string." }).max(2048, { error: "url must be at most 2048 characters." });
 const Events = z
-  .array(z.enum(WEBHOOK_EVENTS, { error: `events must be a list of: ${WEBHOOK_EVENTS.join(", ")}.` }), { error: "events must be a list of event names." })
+  .array(z.enum(WEBHOOK_EVENTS, { error: `events must be a list of: ${WEBHOOK_EVENTS.join(", ")}.` }), {
+    error: "events must be a list of event names.",
+  })
   .min(1, { error: "events must name at least one event." })
   .max(WEBHOOK_EVENTS.length * 4)
   .transform((v) => [...new Set(v)]);
