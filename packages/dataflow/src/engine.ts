@@ -12,7 +12,8 @@
  * same instead of running them.
  */
 import type { FindingDataflow, Level, Severity } from "@ax/contracts";
-import { FunctionInterpreter, type Hit, type Shared, type Summary } from "./interp";
+import { FunctionInterpreter } from "./interp";
+import type { Hit, Shared, Summary } from "./summary";
 import type { ModuleIR } from "./ir";
 import { identical, Recall, type EngineMemo, type Interpretation } from "./memo";
 import { Program, type FnRef } from "./program";

@@ -3,89 +3,24 @@
  * abstract values (values.ts), folding constants so that a branch whose condition is a
  * constant is not entered, and follows taint through assignments, concatenation,
  * formatting, collections, fields and calls. Calls to functions of the repository use their
- * summaries (what reaches their return value and which parameters reach a sink); the
- * summary of this function is what `run` returns.
+ * summaries (what reaches their return value and which parameters reach a sink: see
+ * interp-calls.ts); the summary of this function is what `run` returns.
  */
-import type { TraceStep } from "@ax/contracts";
-import type { Expr, FunctionIR, LValue, Loc, ModuleIR, Stmt } from "./ir";
-import { chainPath } from "./lower-util";
-import type { FnRef, Program } from "./program";
-import type { CallPattern, LanguageSpec, SinkRule } from "./spec";
-import { constOf, fold, FOLDABLE, joinEnv, truthy, truthyConst, type Env } from "./fold";
-import { combine, constant, EMPTY, mergeFacts, sanitized, withStep, appendSteps, join, type Fact, type Value } from "./values";
-
-export interface SinkSummary {
-  /** A parameter index, or the key of a field read as an implicit parameter. */
-  param: number | string;
-  rule: SinkRule;
-  file: string;
-  loc: Loc;
-  /** From the function's entry (parameter) to the sink, sink step included. */
-  steps: readonly TraceStep[];
-}
-
-export interface Summary {
-  ret: Value;
-  sinks: SinkSummary[];
-  /** Parameters (and implicit field parameters) this function stores into fields: a setter, a constructor. */
-  fieldWrites: { key: string; facts: Fact[] }[];
-}
-
-export interface Hit {
-  fact: Fact;
-  rule: SinkRule;
-  file: string;
-  loc: Loc;
-  steps: readonly TraceStep[];
-}
-
-export interface Shared {
-  program: Program;
-  specs: ReadonlyMap<string, LanguageSpec>;
-  /** Looked up through `get` only: the engine records which summaries a function read. */
-  summaries: Pick<ReadonlyMap<string, Summary>, "get">;
-  /**
-   * Adds source-origin facts to the repository-wide store of a field or module global
-   * (flow-insensitive). Write-only: what a function gives never depends on the store.
-   */
-  store: (key: string, sources: Fact[]) => void;
-  lines: (file: string) => readonly string[];
-  onHit: (hit: Hit) => void;
-  /** Keys of functions some call resolved to: the others are entry points. */
-  called: Set<string>;
-}
+import type { Expr, LValue, Loc, Stmt } from "./ir";
+import type { Summary } from "./summary";
+import { fold, FOLDABLE, joinEnv, truthy, truthyConst, type Env } from "./fold";
+import { CallInterpreter } from "./interp-calls";
+import { combine, constant, EMPTY, mergeFacts, withStep, join, type Fact, type Value } from "./values";
 
 interface Exits {
   breaks: Env[];
   continues: Env[];
 }
 
-export class FunctionInterpreter {
-  private readonly spec: LanguageSpec;
-  private readonly module: ModuleIR;
-  private readonly fn: FunctionIR;
-  private readonly paramTypes = new Map<string, string>();
+export class FunctionInterpreter extends CallInterpreter {
   private ret: Value | undefined;
-  private readonly sinks: SinkSummary[] = [];
-  private readonly fieldWrites = new Map<string, Fact[]>();
-  private readonly seenSinks = new Set<string>();
   private loopExits: Exits[] = [];
-  /** The statement being interpreted: the place of a step whose expression has none of its own. */
-  private at: Loc;
   private depth = 0;
-
-  constructor(
-    private readonly s: Shared,
-    ref: FnRef,
-  ) {
-    this.module = ref.module;
-    this.fn = ref.fn;
-    this.at = ref.fn.loc;
-    const spec = s.specs.get(ref.module.language === "typescript" ? "javascript" : ref.module.language);
-    if (!spec) throw new Error(`no language table for ${ref.module.language}`);
-    this.spec = spec;
-    for (const p of this.fn.params) if (p.type) this.paramTypes.set(p.name, p.type);
-  }
 
   run(): Summary {
     const env: Env = new Map();
@@ -281,34 +216,10 @@ export class FunctionInterpreter {
     }
   }
 
-  /** A write into an object held by a local variable: the variable's value takes the facts. */
-  private storeInto(object: Expr, key: string | null, value: Value, env: Env): void {
-    const name =
-      object.k === "var" ? object.name : object.k === "field" || object.k === "index" ? chainPath(object)?.split(".")[0] : undefined;
-    if (!name || !env.has(name)) {
-      const base = object.k === "field" || object.k === "index" ? object.object : null;
-      if (base) this.storeInto(base, null, value, env);
-      return;
-    }
-    const old = env.get(name) ?? EMPTY;
-    const keys = new Map(old.keys ?? []);
-    if (key !== null && object.k === "var") keys.set(key, value);
-    const loose = key === null || object.k !== "var" ? mergeFacts(old.loose, value.facts) : old.loose;
-    env.set(name, { ...old, facts: mergeFacts(old.facts, value.facts), keys, ...(loose ? { loose } : {}), konst: undefined } as Value);
-    for (const w of old.wraps ?? []) if (w !== name && env.has(w)) this.storeInto({ k: "var", name: w, loc: object.loc }, null, value, env);
-  }
-
   /** This function's own view of the field from here on, and the repository-wide store. */
   private writeField(key: string, value: Value, env: Env): void {
     env.set(`@${key}`, value);
     this.storeField(key, value.facts);
-  }
-
-  private storeField(key: string, facts: readonly Fact[]): void {
-    const passed = facts.filter((f) => f.origin.kind !== "source" && !(f.origin.kind === "field" && f.origin.key === key));
-    if (passed.length) this.fieldWrites.set(key, mergeFacts(this.fieldWrites.get(key), passed));
-    const sources = facts.filter((f) => f.origin.kind === "source");
-    if (sources.length) this.s.store(key, sources);
   }
 
   // ---- expressions -----------------------------------------------------------------------
@@ -333,18 +244,8 @@ export class FunctionInterpreter {
         return this.readVar(e.name, env, e.loc);
       case "this":
         return EMPTY;
-      case "field": {
-        if (e.path) {
-          const src = this.spec.sources.find((r) => r.field?.test(e.path!));
-          if (src) return { facts: [this.sourceFact(src.id, src.label, src.kind, e.loc)] };
-        }
-        const owner = this.fieldOwner(e.object, env);
-        if (owner) return this.readKey(this.s.program.isField(owner, e.name) ?? `${owner}.${e.name}`, env, e.loc);
-        const obj = this.expr(e.object, env);
-        const keyed = obj.keys?.get(e.name);
-        if (keyed) return { facts: mergeFacts(keyed.facts, obj.loose), ...(keyed.konst ? { konst: keyed.konst } : {}) };
-        return { facts: obj.facts };
-      }
+      case "field":
+        return this.fieldRead(e, env);
       case "call":
         return this.call(e, env);
       case "new":
@@ -365,42 +266,12 @@ export class FunctionInterpreter {
         if (t === false) return this.expr(e.else, env);
         return join(this.expr(e.then, env), this.expr(e.else, env));
       }
-      case "index": {
-        const obj = this.expr(e.object, env);
-        const idx = this.expr(e.index, env);
-        const key = idx.konst && idx.konst.v !== null ? String(idx.konst.v) : null;
-        if (key !== null && obj.keys?.has(key)) {
-          const kv = obj.keys.get(key)!;
-          return { ...kv, facts: mergeFacts(kv.facts, obj.loose) };
-        }
-        if (
-          key !== null &&
-          obj.keys &&
-          obj.keys.size &&
-          !obj.loose?.length &&
-          obj.facts.every((f) => [...obj.keys!.values()].some((v) => v.facts.includes(f)))
-        )
-          return EMPTY;
-        return { facts: obj.facts };
-      }
-      case "array": {
-        const items = e.items.map((i) => this.expr(i, env));
-        const keys = new Map<string, Value>();
-        items.forEach((v, i) => keys.set(String(i), v));
-        return { facts: mergeFacts(...items.map((v) => v.facts)), keys };
-      }
-      case "object": {
-        const keys = new Map<string, Value>();
-        const all: Value[] = [];
-        let loose: Fact[] = [];
-        for (const entry of e.entries) {
-          const v = this.expr(entry.value, env);
-          all.push(v);
-          if (entry.key === null) loose = mergeFacts(loose, v.facts);
-          else keys.set(entry.key, v);
-        }
-        return { facts: mergeFacts(...all.map((v) => v.facts)), keys, loose };
-      }
+      case "index":
+        return this.indexRead(e, env);
+      case "array":
+        return this.arrayLiteral(e, env);
+      case "object":
+        return this.objectLiteral(e, env);
       case "template": {
         const parts = e.parts.map((p) => this.expr(p, env));
         if (parts.every((p) => p.konst)) return constant(parts.map((p) => String(p.konst!.v ?? "")).join(""));
@@ -413,6 +284,60 @@ export class FunctionInterpreter {
       case "unknown":
         return combine(e.parts.map((p) => this.expr(p, env)));
     }
+  }
+
+  /** A field: a source by its path, a field of a class or a module global, or a key of a local object. */
+  private fieldRead(e: Extract<Expr, { k: "field" }>, env: Env): Value {
+    if (e.path) {
+      const src = this.spec.sources.find((r) => r.field?.test(e.path!));
+      if (src) return { facts: [this.sourceFact(src.id, src.label, src.kind, e.loc)] };
+    }
+    const owner = this.fieldOwner(e.object, env);
+    if (owner) return this.readKey(this.s.program.isField(owner, e.name) ?? `${owner}.${e.name}`, env, e.loc);
+    const obj = this.expr(e.object, env);
+    const keyed = obj.keys?.get(e.name);
+    if (keyed) return { facts: mergeFacts(keyed.facts, obj.loose), ...(keyed.konst ? { konst: keyed.konst } : {}) };
+    return { facts: obj.facts };
+  }
+
+  /** An element: a known key of a local collection, or the whole collection's facts. */
+  private indexRead(e: Extract<Expr, { k: "index" }>, env: Env): Value {
+    const obj = this.expr(e.object, env);
+    const idx = this.expr(e.index, env);
+    const key = idx.konst && idx.konst.v !== null ? String(idx.konst.v) : null;
+    if (key !== null && obj.keys?.has(key)) {
+      const kv = obj.keys.get(key)!;
+      return { ...kv, facts: mergeFacts(kv.facts, obj.loose) };
+    }
+    if (
+      key !== null &&
+      obj.keys &&
+      obj.keys.size &&
+      !obj.loose?.length &&
+      obj.facts.every((f) => [...obj.keys!.values()].some((v) => v.facts.includes(f)))
+    )
+      return EMPTY;
+    return { facts: obj.facts };
+  }
+
+  private arrayLiteral(e: Extract<Expr, { k: "array" }>, env: Env): Value {
+    const items = e.items.map((i) => this.expr(i, env));
+    const keys = new Map<string, Value>();
+    items.forEach((v, i) => keys.set(String(i), v));
+    return { facts: mergeFacts(...items.map((v) => v.facts)), keys };
+  }
+
+  private objectLiteral(e: Extract<Expr, { k: "object" }>, env: Env): Value {
+    const keys = new Map<string, Value>();
+    const all: Value[] = [];
+    let loose: Fact[] = [];
+    for (const entry of e.entries) {
+      const v = this.expr(entry.value, env);
+      all.push(v);
+      if (entry.key === null) loose = mergeFacts(loose, v.facts);
+      else keys.set(entry.key, v);
+    }
+    return { facts: mergeFacts(...all.map((v) => v.facts)), keys, loose };
   }
 
   private binary(e: Extract<Expr, { k: "binary" }>, env: Env): Value {
@@ -453,293 +378,4 @@ export class FunctionInterpreter {
       return this.fn.cls;
     return null;
   }
-
-  /**
-   * A field or module global: this function's own write if it made one, else its constant
-   * value when it is never written, else an implicit parameter the callers fill in.
-   */
-  private readKey(key: string, env: Env, loc: Loc): Value {
-    const own = env.get(`@${key}`);
-    if (own) return own;
-    const name = key.split(/\.|::/).pop() ?? key;
-    if (!this.s.program.writes.get(key) && !this.s.program.writtenNames.has(name)) {
-      const init = this.s.program.fieldInit.get(key) ?? this.s.program.globalInit.get(key);
-      const k = init ? constOf(init) : undefined;
-      if (k !== undefined) return constant(k);
-    }
-    return { facts: [{ origin: { kind: "field", key }, steps: [this.step(loc, "step", `read from \`${name}\``)], clean: new Set() }] };
-  }
-
-  // ---- calls -----------------------------------------------------------------------------
-
-  private call(e: Extract<Expr, { k: "call" }>, env: Env): Value {
-    // Python makes objects by calling the class: `Job(x)` is `new Job(x)`.
-    if (!e.receiver && this.module.language === "python" && !env.has(e.callee) && this.s.program.classes.has(e.callee)) {
-      return this.construct({ k: "new", cls: e.callee, args: e.args, loc: e.loc, text: e.text }, env);
-    }
-    const receiver = e.receiver ? this.expr(e.receiver, env) : null;
-    const args = e.args.map((a) => this.expr(a, env));
-    const kwargs = new Map(Object.entries(e.kwargs ?? {}).map(([k, v]) => [k, this.expr(v, env)] as const));
-    const targets = this.resolve(e, env);
-    if (targets.precise.length) return this.applySummaries(targets.precise, e, receiver, args, env);
-
-    const source = this.spec.sources.find((r) => r.call && this.matches(r.call, e, receiver, env));
-    if (source)
-      return {
-        facts: mergeFacts(
-          receiver?.facts.filter((f) => f.origin.kind === "source"),
-          [this.sourceFact(source.id, source.label, source.kind, e.loc)],
-        ),
-      };
-    const sanitizer = this.spec.sanitizers.find((r) => this.matches(r.call, e, receiver, env));
-    if (sanitizer)
-      return { facts: sanitized(mergeFacts(...args.map((a) => a.facts), ...[...kwargs.values()].map((a) => a.facts)), sanitizer.cwes) };
-    for (const rule of this.spec.sinks)
-      if (!rule.call.isNew && this.matches(rule.call, e, receiver, env)) this.checkSink(rule, e, receiver, args, kwargs);
-    if (targets.loose.length) return this.applySummaries(targets.loose, e, receiver, args, env);
-
-    return this.defaultCall(e, receiver, args, kwargs, env);
-  }
-
-  private defaultCall(e: Extract<Expr, { k: "call" }>, receiver: Value | null, args: Value[], kwargs: Map<string, Value>, env: Env): Value {
-    // A function literal handed to library code (`names.forEach(n -> …)`, `items.map(x => …)`)
-    // is called with the receiver's elements.
-    if (receiver?.facts.length) {
-      for (const arg of e.args) {
-        const target = arg.k === "lambda" ? this.s.program.lambdas.get(arg.name) : undefined;
-        if (target) this.applySummaries([target], { ...e, callee: target.fn.name }, null, [this.elementOf(receiver)], env);
-      }
-    }
-    const argFacts = mergeFacts(...args.map((a) => a.facts), ...[...kwargs.values()].map((a) => a.facts));
-    const putKey =
-      e.receiver && ["put", "set", "setdefault", "setAttribute", "setProperty"].includes(e.callee) && args.length >= 2
-        ? args[0]?.konst
-        : undefined;
-    if (e.receiver && putKey && putKey.v !== null) {
-      // A constant key: the entry is replaced, tainted or not.
-      this.storeInto(e.receiver, String(putKey.v), { ...(args[1] ?? EMPTY) }, env);
-    } else if (e.receiver && this.spec.mutators.includes(e.callee) && argFacts.length) {
-      this.storeInto(e.receiver, null, { facts: argFacts }, env);
-    }
-    if (receiver && ["get", "getOrDefault", "getProperty", "pop", "remove", "getAttribute"].includes(e.callee) && receiver.keys?.size) {
-      const key = args[0]?.konst;
-      if (key && key.v !== null) {
-        const kv = receiver.keys.get(String(key.v));
-        if (kv) return { ...kv, facts: mergeFacts(kv.facts, receiver.loose) };
-        return { facts: mergeFacts(receiver.loose, e.callee === "getOrDefault" ? args[1]?.facts : []) };
-      }
-    }
-    const parts = [receiver?.facts ?? [], argFacts];
-    const v: Value = { facts: mergeFacts(...parts), via: e.text };
-    return v;
-  }
-
-  private construct(e: Extract<Expr, { k: "new" }>, env: Env): Value {
-    const args = e.args.map((a) => this.expr(a, env));
-    const asCall = { k: "call" as const, callee: e.cls, receiver: null, args: e.args, path: e.cls, loc: e.loc, text: e.text };
-    const sanitizer = this.spec.sanitizers.find((r) => r.call.isNew && r.call.names.includes(e.cls));
-    if (sanitizer) return { facts: sanitized(mergeFacts(...args.map((a) => a.facts)), sanitizer.cwes), cls: e.cls };
-    for (const rule of this.spec.sinks)
-      if (rule.call.isNew && rule.call.names.includes(e.cls)) this.checkSink(rule, asCall, null, args, new Map());
-    const ctor = this.s.program.methods(e.cls, this.module.language === "python" ? "__init__" : "<init>", false);
-    if (ctor.length) this.applySummaries(ctor, asCall, null, args, env);
-    const wraps = e.args.filter((a): a is Extract<Expr, { k: "var" }> => a.k === "var" && env.has(a.name)).map((a) => a.name);
-    return { facts: mergeFacts(...args.map((a) => a.facts)), cls: e.cls, via: e.text, ...(wraps.length ? { wraps } : {}) };
-  }
-
-  /**
-   * Functions of the repository a call may reach. `precise`: resolved by the receiver's class
-   * or the enclosing class/module, so the repository's code wins over a same-named library
-   * rule; `loose`: same name elsewhere, used only when no rule matched.
-   */
-  private resolve(e: Extract<Expr, { k: "call" }>, env: Env): { precise: FnRef[]; loose: FnRef[] } {
-    const p = this.s.program;
-    const arity = (r: FnRef) =>
-      r.fn.params.length - this.selfOffset(r) === e.args.length || r.fn.params.length === 0 || e.args.length === 0;
-    if (!e.receiver) {
-      const lambda = env.get(e.callee) ? undefined : p.lambdas.get(e.callee);
-      if (lambda) return { precise: [lambda], loose: [] };
-      const own = (this.fn.cls ? p.methods(this.fn.cls, e.callee, true) : []).filter(arity);
-      if (own.length) return { precise: own, loose: [] };
-      const local = p.byModule.get(this.module.file)?.get(e.callee) ?? [];
-      if (local.length) return { precise: local, loose: [] };
-      const imported = importOf(this.module, e.callee);
-      const loose = imported ? (p.byName.get(e.callee) ?? []).filter((r) => !r.fn.cls) : [];
-      return { precise: [], loose: loose.slice(0, 4) };
-    }
-    const r = e.receiver;
-    let cls: string | undefined;
-    if (r.k === "this" || (r.k === "var" && (r.name === "self" || r.name === "this") && this.module.language !== "java"))
-      cls = this.fn.cls ?? undefined;
-    else if (r.k === "new") cls = r.cls;
-    else if (r.k === "var")
-      cls = env.get(r.name)?.cls ?? (!env.has(r.name) && p.classes.has(r.name) ? r.name : undefined) ?? this.paramTypes.get(r.name);
-    if (cls && p.classes.has(cls)) {
-      const found = p.methods(cls, e.callee, true).filter(arity);
-      if (found.length) return { precise: found, loose: [] };
-    }
-    const importedAs = r.k === "var" ? importOf(this.module, r.name) : undefined;
-    if (importedAs) {
-      const mod = importedAs.split(/[./]/).pop();
-      const loose = (p.byName.get(e.callee) ?? []).filter((f) => !f.fn.cls && f.module.file.replace(/\.[^.]+$/, "").endsWith(mod ?? "\0"));
-      if (loose.length) return { precise: [], loose: loose.slice(0, 4) };
-    }
-    const named = p.methodsNamed(e.callee).filter(arity);
-    return { precise: [], loose: named.length <= 4 ? named : [] };
-  }
-
-  private selfOffset(ref: FnRef): number {
-    const first = ref.fn.params[0]?.name;
-    return ref.module.language === "python" && ref.fn.cls && (first === "self" || first === "cls") ? 1 : 0;
-  }
-
-  private applySummaries(targets: FnRef[], e: Extract<Expr, { k: "call" }>, receiver: Value | null, args: Value[], env: Env): Value {
-    let out: Value | undefined;
-    for (const target of targets) {
-      const summary = this.s.summaries.get(target.key);
-      if (!summary) {
-        out = join(out, { facts: mergeFacts(receiver?.facts, ...args.map((a) => a.facts)) });
-        continue;
-      }
-      const offset = this.selfOffset(target);
-      this.s.called.add(target.key);
-      const argFor = (param: number | string): Value | undefined =>
-        typeof param === "string" ? this.readKey(param, env, e.loc) : param < offset ? (receiver ?? undefined) : args[param - offset];
-      const callStep = (param: number | string) =>
-        this.step(
-          e.loc,
-          "call",
-          typeof param === "string"
-            ? `\`${target.fn.name}\` called, reading \`${param.split(/\.|::/).pop()}\``
-            : `passed to \`${target.fn.name}\` (${target.fn.params[param]?.name ?? `parameter ${param + 1}`})`,
-        );
-      for (const sink of summary.sinks) {
-        const arg = argFor(sink.param);
-        for (const fact of arg?.facts ?? []) {
-          if (fact.clean.has(sink.rule.cwe)) continue;
-          this.report(
-            { ...appendSteps(fact, [callStep(sink.param)]), steps: [...fact.steps, callStep(sink.param)] },
-            sink.rule,
-            sink.file,
-            sink.loc,
-            sink.steps,
-          );
-        }
-      }
-      for (const write of summary.fieldWrites) {
-        for (const f of write.facts) {
-          const param = f.origin.kind === "param" ? f.origin.index : f.origin.kind === "field" ? f.origin.key : null;
-          if (param === null) continue;
-          const stored = (argFor(param)?.facts ?? []).map((a) => ({
-            ...appendSteps(a, [callStep(param), ...f.steps.slice(1)]),
-            clean: new Set([...a.clean, ...f.clean]),
-          }));
-          if (stored.length) this.storeField(write.key, stored);
-        }
-      }
-      const facts: Fact[] = [];
-      for (const f of summary.ret.facts) {
-        if (f.origin.kind === "source") facts.push(appendSteps(f, [this.step(e.loc, "return", `returned by \`${target.fn.name}\``)]));
-        else {
-          const param = f.origin.kind === "param" ? f.origin.index : f.origin.key;
-          for (const a of argFor(param)?.facts ?? [])
-            facts.push({ ...appendSteps(a, [callStep(param), ...f.steps.slice(1)]), clean: new Set([...a.clean, ...f.clean]) });
-        }
-      }
-      out = join(out, { facts: mergeFacts(facts), ...(summary.ret.konst ? { konst: summary.ret.konst } : {}) });
-    }
-    void env;
-    return out ?? EMPTY;
-  }
-
-  private checkSink(
-    rule: SinkRule,
-    e: Extract<Expr, { k: "call" }>,
-    receiver: Value | null,
-    args: Value[],
-    kwargs: Map<string, Value>,
-  ): void {
-    if (rule.requireKwarg) {
-      const kv = kwargs.get(rule.requireKwarg.name);
-      const on = kv?.konst ? truthyConst(kv.konst.v) : kv !== undefined;
-      if (on !== rule.requireKwarg.truthy) return;
-    }
-    const which = rule.args ?? [0];
-    const values: Value[] = [];
-    if (which === "all") values.push(...args, ...kwargs.values());
-    else
-      for (const w of which) {
-        const v = typeof w === "number" ? args[w] : kwargs.get(w);
-        if (v) values.push(v);
-      }
-    if (rule.receiver && receiver) values.push(receiver);
-    for (const v of values)
-      for (const fact of v.facts)
-        if (!fact.clean.has(rule.cwe)) this.report(fact, rule, this.module.file, e.loc, [this.step(e.loc, "sink", rule.title)]);
-  }
-
-  private checkFieldSink(name: string, value: Value, loc: Loc): void {
-    for (const rule of this.spec.fieldSinks ?? []) {
-      if (!rule.field.test(name)) continue;
-      const asSink: SinkRule = { ...rule, call: { names: [name] } };
-      for (const fact of value.facts)
-        if (!fact.clean.has(rule.cwe)) this.report(fact, asSink, this.module.file, loc, [this.step(loc, "sink", rule.title)]);
-    }
-  }
-
-  private report(fact: Fact, rule: SinkRule, file: string, loc: Loc, tail: readonly TraceStep[]): void {
-    if (fact.origin.kind === "source") {
-      this.s.onHit({ fact, rule, file, loc, steps: [...fact.steps, ...tail] });
-      return;
-    }
-    const param = fact.origin.kind === "param" ? fact.origin.index : fact.origin.key;
-    const key = `${param}|${rule.id}|${file}|${loc.line}|${loc.column}`;
-    if (this.seenSinks.has(key)) return;
-    this.seenSinks.add(key);
-    this.sinks.push({ param, rule, file, loc, steps: [...fact.steps.slice(1), ...tail] });
-  }
-
-  private matches(p: CallPattern, e: Extract<Expr, { k: "call" }>, receiver: Value | null, env: Env): boolean {
-    if (!p.names.includes(e.callee)) return false;
-    if (p.path && !(e.path !== undefined && p.path.test(e.path))) return false;
-    if (p.receiver) {
-      const r = e.receiver;
-      const texts = [
-        r ? chainPath(r) : undefined,
-        receiver?.via,
-        receiver?.cls,
-        r?.k === "var" ? this.paramTypes.get(r.name) : undefined,
-        r?.k === "call" ? r.text : undefined,
-      ];
-      if (!texts.some((t) => t !== undefined && p.receiver!.test(t))) return false;
-    }
-    void env;
-    return true;
-  }
-
-  private elementOf(v: Value): Value {
-    return { facts: mergeFacts(v.facts, v.loose) };
-  }
-
-  private sourceFact(rule: string, label: string, kind: "remote" | "local", loc: Loc): Fact {
-    return {
-      origin: { kind: "source", rule, label, sourceKind: kind, at: `${this.module.file}:${loc.line}:${loc.column}` },
-      steps: [this.step(loc, "source", label)],
-      clean: new Set(),
-    };
-  }
-
-  private step(at: Loc, kind: TraceStep["kind"], label: string): TraceStep {
-    const loc = at.line ? at : this.at;
-    const line = this.s.lines(this.module.file)[loc.line - 1] ?? "";
-    return { file: this.module.file, line: loc.line, column: loc.column, kind, label, code: line.trim().slice(0, 160) };
-  }
-}
-
-/**
- * What a module imported under `name`. Own keys only: a name such as `constructor` or
- * `toString` in the analysed code would otherwise find Object.prototype's function.
- */
-function importOf(module: ModuleIR, name: string): string | undefined {
-  return Object.hasOwn(module.imports, name) ? module.imports[name] : undefined;
 }

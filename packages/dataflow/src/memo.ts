@@ -8,7 +8,7 @@
  * instead of run. The rounds of the fixed point are the same as without it, from the bottom;
  * nothing starts from the previous solution.
  */
-import type { Hit, Summary } from "./interp";
+import type { Hit, Summary } from "./summary";
 import type { FunctionIR, ModuleIR } from "./ir";
 import type { FnRef, Program } from "./program";
 import type { LanguageSpec } from "./spec";
