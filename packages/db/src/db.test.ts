@@ -8,7 +8,9 @@ import { authenticate, createToken, generateToken, isWellFormedToken, revokeToke
 import { bootstrap } from "./bootstrap";
 import { createGroup, deleteGroup } from "./orgs";
 import { createScan, findOrCreateProject, markRunning } from "./scans";
-import { findingHistory, getFinding, listFindings, storeScanResults, updateFinding } from "./findings";
+import { findingHistory, getFinding, updateFinding } from "./findings";
+import { listFindings } from "./findings-list";
+import { storeScanResults } from "./findings-store";
 
 describe.each(["postgres", "pglite"] as const)("database on %s", (kind) => {
   let database: TestDatabase | undefined;

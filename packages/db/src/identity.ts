@@ -52,109 +52,149 @@ export function matchFindings(
   maps: readonly CommitLineMap[],
   strict = false,
 ): (number | null)[] {
-  const result: (number | null)[] = next.map(() => null);
-  const priorTaken = new Array<boolean>(prior.length).fill(false);
-  const mapFrom = new Map(maps.filter((m) => m.to === commit).map((m) => [m.from, m]));
-  // Where git puts each earlier finding's line in the new commit; undefined: no mapping known.
-  const placed = prior.map((p) => {
-    if (p.commit === null || commit === null) return undefined;
-    if (p.commit === commit) return { file: p.file, line: p.start_line };
-    const map = mapFrom.get(p.commit);
-    return map ? mapLine(map, p.file, p.start_line) : undefined;
-  });
-  // The earlier finding's file in the new commit (renamed), when git says.
-  const fileNow = prior.map((p, i) => {
-    const at = placed[i];
-    if (at) return at.file;
-    const map = p.commit !== null ? mapFrom.get(p.commit) : undefined;
-    const entry = map && Object.hasOwn(map.files, p.file) ? map.files[p.file] : undefined;
-    return entry ? entry.path : p.file;
-  });
+  const matching = new Matching(prior, next, commit, maps);
+  matching.matchUnique();
+  matching.matchByGit();
+  matching.matchByKeys(strict);
+  return matching.result;
+}
 
-  // Where git puts each earlier finding's neighbourhood (the nearest mapped line above it),
-  // for a finding whose own line git did not keep: the tie-break among identical candidates.
-  const near = prior.map((p, i) => {
-    if (placed[i]) return placed[i];
-    const map = p.commit !== null ? mapFrom.get(p.commit) : undefined;
-    if (!map) return undefined;
-    for (let above = p.start_line - 1; above >= Math.max(1, p.start_line - NEAR_LINES); above--) {
-      const to = mapLine(map, p.file, above);
-      if (to) return { file: to.file, line: to.line + (p.start_line - above) };
+type Place = { file: string; line: number };
+type Key = (f: Locatable, file: string) => string | null;
+
+const fullKey: Key = (f, file) => (f.locator ? [f.rule_id, f.locator.code, f.locator.scope, f.locator.context, file].join("\0") : null);
+const code = (f: Locatable) => f.locator?.code ?? null;
+
+/** One matching of new findings to earlier ones: each stage only among what the earlier left. */
+class Matching {
+  readonly result: (number | null)[];
+  private readonly priorTaken: boolean[];
+  /** Where git puts each earlier finding's line in the new commit (null: not kept); undefined: no mapping known. */
+  private readonly placed: (Place | null | undefined)[];
+  /** The earlier finding's file in the new commit (renamed), when git says. */
+  private readonly fileNow: string[];
+  /**
+   * Where git puts each earlier finding's neighbourhood (the nearest mapped line above it),
+   * for a finding whose own line git did not keep: the tie-break among identical candidates.
+   */
+  private readonly near: (Place | undefined)[];
+
+  constructor(
+    private readonly prior: readonly PriorLocatable[],
+    private readonly next: readonly Locatable[],
+    commit: string | null,
+    maps: readonly CommitLineMap[],
+  ) {
+    this.result = next.map(() => null);
+    this.priorTaken = new Array<boolean>(prior.length).fill(false);
+    const mapFrom = new Map(maps.filter((m) => m.to === commit).map((m) => [m.from, m]));
+    const mapOf = (p: PriorLocatable) => (p.commit !== null ? mapFrom.get(p.commit) : undefined);
+    this.placed = prior.map((p) => {
+      if (p.commit === null || commit === null) return undefined;
+      if (p.commit === commit) return { file: p.file, line: p.start_line };
+      const map = mapFrom.get(p.commit);
+      return map ? mapLine(map, p.file, p.start_line) : undefined;
+    });
+    this.fileNow = prior.map((p, i) => {
+      const at = this.placed[i];
+      if (at) return at.file;
+      const map = mapOf(p);
+      const entry = map && Object.hasOwn(map.files, p.file) ? map.files[p.file] : undefined;
+      return entry ? entry.path : p.file;
+    });
+    this.near = prior.map((p, i) => {
+      if (this.placed[i]) return this.placed[i];
+      const map = mapOf(p);
+      if (!map) return undefined;
+      for (let above = p.start_line - 1; above >= Math.max(1, p.start_line - NEAR_LINES); above--) {
+        const to = mapLine(map, p.file, above);
+        if (to) return { file: to.file, line: to.line + (p.start_line - above) };
+      }
+      return undefined;
+    });
+  }
+
+  private take(i: number, j: number): void {
+    this.result[j] = i;
+    this.priorTaken[i] = true;
+  }
+
+  /**
+   * 0. The same code, between the same lines, in the same enclosing declaration and file, where
+   * exactly one earlier and one new finding have it: content alone says they are one. Before
+   * git's alignment, which pairs identical lines by a minimal edit, not by where they stand.
+   */
+  matchUnique(): void {
+    for (const g of this.groupsBy(fullKey)) {
+      if (g.prior.length !== 1 || g.next.length !== 1) continue;
+      this.take(g.prior[0] as number, g.next[0] as number);
     }
-    return undefined;
-  });
+  }
 
-  // 0. The same code, between the same lines, in the same enclosing declaration and file, where
-  // exactly one earlier and one new finding have it: content alone says they are one. Before
-  // git's alignment, which pairs identical lines by a minimal edit, not by where they stand.
-  /** The untaken earlier findings and the unmatched new ones, by key (new ones only under keys an earlier one has). */
-  const groupsBy = (key: (f: Locatable, file: string) => string | null, priorOk?: (i: number) => boolean) => {
-    const groups = new Map<string, { prior: number[]; next: number[] }>();
+  /** 1. Git's line mapping. */
+  matchByGit(): void {
+    const { prior, next, result } = this;
+    const at = new Map<string, number[]>();
+    next.forEach((n, j) => push(at, `${n.rule_id}\0${n.file}\0${n.start_line}`, j));
     prior.forEach((p, i) => {
-      if (priorTaken[i] || (priorOk && !priorOk(i))) return;
-      const k = key(p, fileNow[i] as string);
+      const where = this.placed[i];
+      if (!where || this.priorTaken[i]) return;
+      const j = at.get(`${p.rule_id}\0${where.file}\0${where.line}`)?.find((k) => result[k] === null && sameCode(p, next[k] as Locatable));
+      if (j === undefined) return;
+      // Git aligns identical lines by a minimal edit: when another identical line in that file
+      // keeps more of this finding's surroundings than the one git chose, git's choice is not
+      // trusted, and the stages below decide.
+      const own = affinity(p, next[j] as Locatable);
+      const better = next.some(
+        (n, k) =>
+          k !== j && result[k] === null && n.rule_id === p.rule_id && n.file === where.file && sameCode(p, n) && affinity(p, n) > own,
+      );
+      if (better) return;
+      this.take(i, j);
+    });
+  }
+
+  /** 2–4. Keys of decreasing strictness; `strict`: only those with the surrounding lines. */
+  matchByKeys(strict: boolean): void {
+    const unplaced = (i: number) => this.placed[i] === undefined;
+    const stages: { key: Key; prior?: (i: number) => boolean }[] = [
+      { key: fullKey },
+      { key: (f) => (f.locator ? [f.rule_id, f.locator.code, f.locator.scope, f.locator.context].join("\0") : null) },
+      { key: (f, file) => (f.locator ? [f.rule_id, f.locator.code, f.locator.scope, file].join("\0") : null) },
+      { key: (f) => (f.locator?.scope ? [f.rule_id, f.locator.code, f.locator.scope].join("\0") : null) },
+      { key: (f, file) => (code(f) !== null ? [f.rule_id, code(f), file].join("\0") : null), prior: unplaced },
+      { key: (f) => f.fingerprint, prior: (i) => unplaced(i) && !this.prior[i]?.locator },
+    ];
+    for (const stage of strict ? stages.slice(0, 2) : stages) {
+      for (const g of this.groupsBy(stage.key, stage.prior)) {
+        for (const [i, j] of this.pairGroup(g.prior, g.next)) this.take(i, j);
+      }
+    }
+  }
+
+  /** The untaken earlier findings and the unmatched new ones, by key (new ones only under keys an earlier one has). */
+  private groupsBy(key: Key, priorOk?: (i: number) => boolean) {
+    const groups = new Map<string, { prior: number[]; next: number[] }>();
+    this.prior.forEach((p, i) => {
+      if (this.priorTaken[i] || (priorOk && !priorOk(i))) return;
+      const k = key(p, this.fileNow[i] as string);
       if (k !== null) group(groups, k).prior.push(i);
     });
-    next.forEach((n, j) => {
-      if (result[j] !== null) return;
+    this.next.forEach((n, j) => {
+      if (this.result[j] !== null) return;
       const k = key(n, n.file);
       if (k !== null && groups.has(k)) group(groups, k).next.push(j);
     });
     return groups.values();
-  };
-  const fullKey = (f: Locatable, file: string) =>
-    f.locator ? [f.rule_id, f.locator.code, f.locator.scope, f.locator.context, file].join("\0") : null;
-  for (const g of groupsBy(fullKey)) {
-    if (g.prior.length !== 1 || g.next.length !== 1) continue;
-    result[g.next[0] as number] = g.prior[0] as number;
-    priorTaken[g.prior[0] as number] = true;
   }
-
-  // 1. Git's line mapping.
-  const at = new Map<string, number[]>();
-  next.forEach((n, j) => push(at, `${n.rule_id}\0${n.file}\0${n.start_line}`, j));
-  prior.forEach((p, i) => {
-    const where = placed[i];
-    if (!where || priorTaken[i]) return;
-    const j = at.get(`${p.rule_id}\0${where.file}\0${where.line}`)?.find((k) => result[k] === null && sameCode(p, next[k] as Locatable));
-    if (j === undefined) return;
-    // Git aligns identical lines by a minimal edit: when another identical line in that file
-    // keeps more of this finding's surroundings than the one git chose, git's choice is not
-    // trusted, and the stages below decide.
-    const own = affinity(p, next[j] as Locatable);
-    const better = next.some(
-      (n, k) => k !== j && result[k] === null && n.rule_id === p.rule_id && n.file === where.file && sameCode(p, n) && affinity(p, n) > own,
-    );
-    if (better) return;
-    result[j] = i;
-    priorTaken[i] = true;
-  });
-
-  const code = (f: Locatable) => f.locator?.code ?? null;
-  const stages: { key: (f: Locatable, file: string) => string | null; prior?: (i: number) => boolean }[] = [
-    { key: fullKey },
-    { key: (f) => (f.locator ? [f.rule_id, f.locator.code, f.locator.scope, f.locator.context].join("\0") : null) },
-    { key: (f, file) => (f.locator ? [f.rule_id, f.locator.code, f.locator.scope, file].join("\0") : null) },
-    { key: (f) => (f.locator?.scope ? [f.rule_id, f.locator.code, f.locator.scope].join("\0") : null) },
-    { key: (f, file) => (code(f) !== null ? [f.rule_id, code(f), file].join("\0") : null), prior: (i) => placed[i] === undefined },
-    { key: (f) => f.fingerprint, prior: (i) => placed[i] === undefined && !prior[i]?.locator },
-  ];
-  for (const stage of strict ? stages.slice(0, 2) : stages) {
-    for (const g of groupsBy(stage.key, stage.prior)) {
-      for (const [i, j] of pairGroup(g.prior, g.next)) {
-        result[j] = i;
-        priorTaken[i] = true;
-      }
-    }
-  }
-  return result;
 
   /**
    * Identical candidates are paired nearest first to where git puts each earlier finding's
    * neighbourhood, when it places all of them; else in line order on both sides (the only place
    * an occurrence index decides anything).
    */
-  function pairGroup(ps: number[], ns: number[]): [number, number][] {
+  private pairGroup(ps: number[], ns: number[]): [number, number][] {
+    const { prior, next, near } = this;
     const byLine = (list: readonly Locatable[]) => (a: number, b: number) => order(list[a] as Locatable, list[b] as Locatable);
     ps.sort(byLine(prior));
     ns.sort(byLine(next));

@@ -6,6 +6,8 @@ export * from "./tokens";
 export * from "./orgs";
 export * from "./scans";
 export * from "./findings";
+export * from "./findings-list";
+export * from "./findings-store";
 export * from "./identity";
 export * from "./references";
 export * from "./counts";
