@@ -65,16 +65,10 @@ async function withDb<T>(fn: (h: DbHandle) => Promise<T>, opts: { migrateFirst: 
   }
 }
 
-export async function adminCommand(argv: string[], out: Out): Promise<number> {
-  const [command, ...rest] = argv;
-  if (!command || command === "--help" || command === "-h") {
-    out(`${ADMIN_HELP}\n`);
-    return command ? 0 : 2;
-  }
-  let parsed;
+function parseAdminArgs(args: string[]) {
   try {
-    parsed = parseArgs({
-      args: rest,
+    return parseArgs({
+      args,
       allowPositionals: true,
       strict: true,
       options: {
@@ -93,114 +87,124 @@ export async function adminCommand(argv: string[], out: Out): Promise<number> {
   } catch (e) {
     throw new UsageError((e as Error).message, ADMIN_HELP);
   }
-  const { values: v, positionals: pos } = parsed;
+}
+
+/** What a command gets: its positionals, its options, and where to print. */
+interface Run {
+  pos: string[];
+  v: ReturnType<typeof parseAdminArgs>["values"];
+  out: Out;
+  json: boolean;
+  /** --expires-days, else the deployment's default; checked when a command asks for it. */
+  expiryDays: () => number;
+}
+
+async function runMigrate({ out, json }: Run): Promise<void> {
+  const applied = await withDb((h) => migrate(h), { migrateFirst: false });
+  print(out, json, { applied }, applied.length ? `Applied: ${applied.join(", ")}` : "Database is up to date.");
+}
+
+async function runCreateOrg({ pos, out, json }: Run): Promise<void> {
+  const name = need(pos[0], "NAME");
+  const { organization, group } = await withDb((h) => createOrganization(h.db, name));
+  const value = { organization_id: organization.id, name: organization.name, group_id: group.id };
+  print(out, json, value, `Created organization "${organization.name}": ${organization.id} (default group ${group.id})`);
+}
+
+async function runCreateUser({ v, out, json }: Run): Promise<void> {
+  const input = {
+    email: emailOf(v.email),
+    displayName: need(v.name, "--name"),
+    identityProvider: need(v.idp, "--idp"),
+    isInstanceAdmin: v["instance-admin"] ?? false,
+  };
+  const user = await withDb((h) => createUser(h.db, input));
+  const value = {
+    user_id: user.id,
+    email: user.email,
+    display_name: user.display_name,
+    identity_provider: user.identity_provider,
+    is_instance_admin: user.is_instance_admin,
+  };
+  print(out, json, value, `Created user ${user.email}: ${user.id}`);
+}
+
+async function runAddMember({ pos, v, out, json }: Run): Promise<void> {
+  const [orgId, userId] = [need(pos[0], "ORG_ID"), need(pos[1], "USER_ID")];
+  const role = need(v.role, "--role") as Role;
+  if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}.`);
+  await withDb(async (h) => {
+    if (!isId(orgId) || !(await getOrganization(h.db, orgId))) throw new Error(`No organization ${orgId}.`);
+    if (!isId(userId) || !(await getUser(h.db, userId))) throw new Error(`No user ${userId}.`);
+    await addMember(h.db, orgId, userId, role);
+  });
+  print(out, json, { organization_id: orgId, user_id: userId, role }, `User ${userId} is now ${role} of ${orgId}`);
+}
+
+async function runCreateToken({ pos, v, out, json, expiryDays }: Run): Promise<void> {
+  const userId = need(pos[0], "USER_ID");
+  const days = expiryDays();
+  const created = await withDb(async (h) => {
+    if (!isId(userId) || !(await getUser(h.db, userId))) throw new Error(`No user ${userId}.`);
+    return createToken(h.db, { userId, name: v.name?.trim() || "cli", expiresInDays: days });
+  });
+  const value = { token_id: created.record.id, token: created.token, expires_at: created.record.expires_at.toISOString() };
+  print(out, json, value, created.token);
+}
+
+async function runBootstrap({ v, out, expiryDays }: Run): Promise<void> {
+  const input = {
+    orgName: need(v.org, "--org"),
+    email: emailOf(v.email),
+    displayName: need(v.name, "--name"),
+    identityProvider: need(v.idp, "--idp"),
+    instanceAdmin: v["instance-admin"] ?? false,
+    expiresInDays: expiryDays(),
+  };
+  const result = await withDb((h) => bootstrap(h.db, input));
+  print(out, true, { ...result }, "");
+}
+
+async function runExportFeedback({ v, out, json }: Run): Promise<void> {
+  const file = need(v.out, "--out");
+  const org = v.org?.trim();
+  if (org !== undefined && !isId(org)) throw new UsageError("--org must be an organization id.");
+  const votes = await withDb((h) => reviewVoteExamples(h.db, org));
+  const examples = votes.map(voteToExample).filter((e) => e !== null);
+  await writeFile(file, examples.map((e) => JSON.stringify(e)).join("\n") + (examples.length ? "\n" : ""), { mode: 0o600 });
+  const value = { file, examples: examples.length, votes: votes.length };
+  print(out, json, value, `Wrote ${examples.length} labeled examples from ${votes.length} votes to ${file}`);
+}
+
+const COMMANDS: Record<string, (run: Run) => Promise<void>> = {
+  migrate: runMigrate,
+  "create-org": runCreateOrg,
+  "create-user": runCreateUser,
+  "add-member": runAddMember,
+  "create-token": runCreateToken,
+  bootstrap: runBootstrap,
+  "export-feedback": runExportFeedback,
+};
+
+export async function adminCommand(argv: string[], out: Out): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === "--help" || command === "-h") {
+    out(`${ADMIN_HELP}\n`);
+    return command ? 0 : 2;
+  }
+  const { values: v, positionals: pos } = parseAdminArgs(rest);
   if (v.help) {
     out(`${ADMIN_HELP}\n`);
     return 0;
   }
-  const json = v.json ?? false;
   const expiryDays = () => {
     if (v["expires-days"] === undefined) return loadConfig().tokens.defaultExpiryDays;
     const n = Number(v["expires-days"]);
     if (!Number.isInteger(n) || n < 1 || n > 3650) throw new UsageError("--expires-days must be a whole number from 1 to 3650.");
     return n;
   };
-
-  switch (command) {
-    case "migrate": {
-      const applied = await withDb((h) => migrate(h), { migrateFirst: false });
-      print(out, json, { applied }, applied.length ? `Applied: ${applied.join(", ")}` : "Database is up to date.");
-      return 0;
-    }
-    case "create-org": {
-      const name = need(pos[0], "NAME");
-      const { organization, group } = await withDb((h) => createOrganization(h.db, name));
-      print(
-        out,
-        json,
-        { organization_id: organization.id, name: organization.name, group_id: group.id },
-        `Created organization "${organization.name}": ${organization.id} (default group ${group.id})`,
-      );
-      return 0;
-    }
-    case "create-user": {
-      const input = {
-        email: emailOf(v.email),
-        displayName: need(v.name, "--name"),
-        identityProvider: need(v.idp, "--idp"),
-        isInstanceAdmin: v["instance-admin"] ?? false,
-      };
-      const user = await withDb((h) => createUser(h.db, input));
-      print(
-        out,
-        json,
-        {
-          user_id: user.id,
-          email: user.email,
-          display_name: user.display_name,
-          identity_provider: user.identity_provider,
-          is_instance_admin: user.is_instance_admin,
-        },
-        `Created user ${user.email}: ${user.id}`,
-      );
-      return 0;
-    }
-    case "add-member": {
-      const [orgId, userId] = [need(pos[0], "ORG_ID"), need(pos[1], "USER_ID")];
-      const role = need(v.role, "--role") as Role;
-      if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}.`);
-      await withDb(async (h) => {
-        if (!isId(orgId) || !(await getOrganization(h.db, orgId))) throw new Error(`No organization ${orgId}.`);
-        if (!isId(userId) || !(await getUser(h.db, userId))) throw new Error(`No user ${userId}.`);
-        await addMember(h.db, orgId, userId, role);
-      });
-      print(out, json, { organization_id: orgId, user_id: userId, role }, `User ${userId} is now ${role} of ${orgId}`);
-      return 0;
-    }
-    case "create-token": {
-      const userId = need(pos[0], "USER_ID");
-      const days = expiryDays();
-      const created = await withDb(async (h) => {
-        if (!isId(userId) || !(await getUser(h.db, userId))) throw new Error(`No user ${userId}.`);
-        return createToken(h.db, { userId, name: v.name?.trim() || "cli", expiresInDays: days });
-      });
-      print(
-        out,
-        json,
-        { token_id: created.record.id, token: created.token, expires_at: created.record.expires_at.toISOString() },
-        created.token,
-      );
-      return 0;
-    }
-    case "bootstrap": {
-      const input = {
-        orgName: need(v.org, "--org"),
-        email: emailOf(v.email),
-        displayName: need(v.name, "--name"),
-        identityProvider: need(v.idp, "--idp"),
-        instanceAdmin: v["instance-admin"] ?? false,
-        expiresInDays: expiryDays(),
-      };
-      const result = await withDb((h) => bootstrap(h.db, input));
-      print(out, true, { ...result }, "");
-      return 0;
-    }
-    case "export-feedback": {
-      const file = need(v.out, "--out");
-      const org = v.org?.trim();
-      if (org !== undefined && !isId(org)) throw new UsageError("--org must be an organization id.");
-      const votes = await withDb((h) => reviewVoteExamples(h.db, org));
-      const examples = votes.map(voteToExample).filter((e) => e !== null);
-      await writeFile(file, examples.map((e) => JSON.stringify(e)).join("\n") + (examples.length ? "\n" : ""), { mode: 0o600 });
-      print(
-        out,
-        json,
-        { file, examples: examples.length, votes: votes.length },
-        `Wrote ${examples.length} labeled examples from ${votes.length} votes to ${file}`,
-      );
-      return 0;
-    }
-    default:
-      throw new UsageError(`Unknown admin command "${command}".`, ADMIN_HELP);
-  }
+  const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!run) throw new UsageError(`Unknown admin command "${command}".`, ADMIN_HELP);
+  await run({ pos, v, out, json: v.json ?? false, expiryDays });
+  return 0;
 }

@@ -32,10 +32,12 @@ async function apiCounts(scanId: string): Promise<Record<string, number>> {
 /** The numbers of the summary `ax scan --wait` printed, by row label. */
 function printed(out: string): Record<string, number> {
   const rows = Object.fromEntries([...out.matchAll(/^(CRITICAL|HIGH|MEDIUM|LOW|INFO|total) +(\d+)$/gm)].map((m) => [m[1], Number(m[2])]));
-  const line =
-    /^(\d+) new · (\d+) fixed since the previous scan · (\d+) suppressed in the source · (\d+) false positive · (\d+) accepted risk · (\d+) marked fixed$/m.exec(
-      out,
-    );
+  const tallies = new RegExp(
+    "^(\\d+) new · (\\d+) fixed since the previous scan · (\\d+) suppressed in the source · " +
+      "(\\d+) false positive · (\\d+) accepted risk · (\\d+) marked fixed$",
+    "m",
+  );
+  const line = tallies.exec(out);
   expect(line).not.toBeNull();
   const [, added, fixed, suppressed, falsePositive, acceptedRisk, markedFixed] = (line as RegExpExecArray).map(Number);
   return {

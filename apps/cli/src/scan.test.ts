@@ -85,7 +85,10 @@ describe("ax scan", () => {
     expect(new Set(phases).size).toBe(phases.length);
     expect(r.out).toMatch(/Completed in \d+\.\d s at [0-9a-f]{12}\./);
     expect(r.out).toMatch(
-      /SEVERITY {2}OPEN\nCRITICAL +2\nHIGH +1\nMEDIUM +203\nLOW +0\nINFO +0\ntotal +206\n\n206 new · 0 fixed since the previous scan · 0 suppressed in the source · 0 false positive · 0 accepted risk · 0 marked fixed\n/,
+      new RegExp(
+        "SEVERITY {2}OPEN\nCRITICAL +2\nHIGH +1\nMEDIUM +203\nLOW +0\nINFO +0\ntotal +206\n\n" +
+          "206 new · 0 fixed since the previous scan · 0 suppressed in the source · 0 false positive · 0 accepted risk · 0 marked fixed\n",
+      ),
     );
     expect(r.out).not.toContain("\x1b[");
   });

@@ -260,7 +260,8 @@ describe("GET /api/v2/ai/feedback/{request_id}/{status}", () => {
     ];
     for (const [path, headers, status, message] of cases) {
       const res = await request(h.app).get(path).set(headers);
-      expect({ path, status: res.status, body: res.body }).toEqual({ path, status, body: { code: status, message } });
+      const error = { 400: "validation_failed", 401: "unauthorized", 404: "not_found" }[status];
+      expect({ path, status: res.status, body: res.body }).toEqual({ path, status, body: { code: status, error, message } });
     }
   });
 

@@ -169,7 +169,8 @@ describe("authentication on every non-public endpoint", () => {
     }
     expect(failures).toEqual([]);
     process.stdout.write(
-      `[reliability] authentication: ${routes.length * (Object.keys(badTokens).length + 1)} requests with a missing or bad token on ${routes.length} endpoints, ${failures.length} let through\n`,
+      `[reliability] authentication: ${routes.length * (Object.keys(badTokens).length + 1)} requests with a missing or bad token ` +
+        `on ${routes.length} endpoints, ${failures.length} let through\n`,
     );
   });
 

@@ -63,7 +63,11 @@ const sarifTool = (() => {
   const script = path.join(dir, "tool.mjs");
   fs.writeFileSync(
     script,
-    `const files = process.argv.slice(2);\nprocess.stdout.write(JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver: { name: "demo", rules: [{ id: "DEMO1", properties: { tags: ["external/cwe/cwe-489"] } }] } }, results: files.map((f) => ({ ruleId: "DEMO1", level: "warning", message: { text: "demo finding" }, locations: [{ physicalLocation: { artifactLocation: { uri: f }, region: { startLine: 1 } } }] })) }] }));\n`,
+    "const files = process.argv.slice(2);\n" +
+      'const rules = [{ id: "DEMO1", properties: { tags: ["external/cwe/cwe-489"] } }];\n' +
+      "const location = (f) => ({ physicalLocation: { artifactLocation: { uri: f }, region: { startLine: 1 } } });\n" +
+      'const results = files.map((f) => ({ ruleId: "DEMO1", level: "warning", message: { text: "demo finding" }, locations: [location(f)] }));\n' +
+      'process.stdout.write(JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver: { name: "demo", rules } }, results }] }));\n',
   );
   return JSON.stringify([{ name: "demo-sarif", command: [process.execPath, script, "{files}"], languages: ["go"] }]);
 })();
@@ -81,13 +85,16 @@ describe("a polyglot repository", () => {
       "web/app.js": "const crypto = require('crypto');\nmodule.exports = (p) => crypto.createHash('md5').update(p).digest('hex');\n",
       "svc/tasks.py": "import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n",
       "native/copy.c":
-        "#include <string.h>\n\nvoid copy(char *dst, const char *src) {\n  strcpy(dst, src);\n}\n\nint idx(void) {\n  int a[4];\n  a[4] = 1;\n  return a[4];\n}\n",
+        "#include <string.h>\n\nvoid copy(char *dst, const char *src) {\n  strcpy(dst, src);\n}\n\n" +
+        "int idx(void) {\n  int a[4];\n  a[4] = 1;\n  return a[4];\n}\n",
       "deploy/run.sh": "#!/bin/sh\nrm -rf $1/cache\n",
       "config/settings.py":
         'AWS_ACCESS_KEY_ID = "AKIAQ4KXYZ7PLMN3TRWB"\nAWS_SECRET_ACCESS_KEY = "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"\n',
       "cmd/main.go": "package main\n\nfunc main() {}\n",
       "api/Users.java":
-        'class Users {\n  void doGet(HttpServletRequest request, java.sql.Statement stmt) throws Exception {\n    String id = request.getParameter("id");\n    String q = "select * from users where id=" + id;\n    stmt.executeQuery(q);\n  }\n}\n',
+        "class Users {\n  void doGet(HttpServletRequest request, java.sql.Statement stmt) throws Exception {\n" +
+        '    String id = request.getParameter("id");\n    String q = "select * from users where id=" + id;\n' +
+        "    stmt.executeQuery(q);\n  }\n}\n",
     });
     result = await scan({ git_uri: repo });
     all = await findings(result.scan_id);
@@ -252,7 +259,8 @@ describe("repository configuration and suppressions", () => {
       ".ax.yml": "exclude:\n  - 'tests/**'\nexclude_rules:\n  - CWE-328\n",
       "tests/t.py": "import pickle\npickle.loads(b)\n",
       "app.py":
-        "import pickle, hashlib\n\n\ndef f(b):\n    return pickle.loads(b)  # ax-ignore: only ever given our own signed cache blobs\n\n\ndef g(x):\n    return hashlib.md5(x)\n",
+        "import pickle, hashlib\n\n\ndef f(b):\n    return pickle.loads(b)  # ax-ignore: only ever given our own signed cache blobs\n\n\n" +
+        "def g(x):\n    return hashlib.md5(x)\n",
     });
     const s = await scan({ git_uri: repo });
     expect(s.selection).toMatchObject({ config_file: ".ax.yml", config_notice: null, skipped: expect.objectContaining({ excluded: 1 }) });

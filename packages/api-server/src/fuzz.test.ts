@@ -8,32 +8,15 @@ import type { AddressInfo } from "node:net";
 import { Worker } from "bullmq";
 import fc from "fast-check";
 import request from "supertest";
-import { FINDING_STATUSES, LEVELS, SEVERITIES, type NormalizedFinding } from "@ax/contracts";
-import {
-  PUBLIC_ORG_KEY,
-  createGroup,
-  createScan,
-  createToken,
-  createUser,
-  createWebhook,
-  ensureInternalOrganization,
-  findOrCreateProject,
-  generateToken,
-  insertAiRequest,
-  listTokens,
-  markRunning,
-  newId,
-  revokeToken,
-  storeScanResults,
-  type BootstrapResult,
-  type Db,
-} from "@ax/db";
+import { FINDING_STATUSES, LEVELS, SEVERITIES } from "@ax/contracts";
+import { createGroup, createScan, createToken, createUser, createWebhook, findOrCreateProject, generateToken, revokeToken } from "@ax/db";
 import { workerConnection } from "@ax/queue";
 import { makeGitRepo, testConfig } from "@ax/testkit";
 import { API_VERSION, apiRoutes } from "./app";
+import { invalidCase } from "../test/fuzz-mutations";
+import { seedPublicScan, seedTenant, type Ids } from "../test/fuzz-seed";
 import {
   contractViolations,
-  invalidCase,
   operationsOf,
   text,
   Ref,
@@ -50,7 +33,7 @@ import {
 } from "../test/fuzz-support";
 import type { AppDeps } from "./http/context";
 import { buildOpenApi } from "./http/openapi";
-import { createApiHarness, SEED_FINDING, type ApiHarness } from "@ax/testkit/api";
+import { createApiHarness, type ApiHarness } from "@ax/testkit/api";
 
 /** Fixed, so a run is reproducible; operation i uses SEED + i (valid) and SEED + 1000 + i (invalid). */
 const SEED = 20_240_917;
@@ -65,7 +48,6 @@ const DOC = JSON.parse(JSON.stringify(buildOpenApi(routes, { version: API_VERSIO
 const ORDER = { get: 0, post: 1, put: 2, patch: 2, delete: 3 };
 const OPS = operationsOf(DOC, routes).sort((a, b) => ORDER[a.method] - ORDER[b.method]);
 
-type Ids = Record<IdName, string>;
 let h: ApiHarness;
 let server: http.Server;
 let base: string;
@@ -77,106 +59,6 @@ let badTokens: Record<"expired" | "revoked" | "unknown", string>;
 let repo: string;
 /** A completed public scan with one finding: the path id of the public read operations. */
 let publicScanId: string;
-
-const seedFinding: NormalizedFinding = {
-  ...SEED_FINDING,
-  // A non-null verdict, so that its response schema is checked too.
-  dataflow: {
-    status: "confirmed",
-    source_kind: "remote",
-    trace: [
-      { file: "src/routes.js", line: 8, column: 14, kind: "source", label: "HTTP request parameter", code: "const id = req.query.id;" },
-      { file: "src/db.js", line: 3, column: 1, kind: "sink", label: "SQL query", code: "db.query('x' + id)" },
-    ],
-    confirms: [{ analyzer: "ast-grep", rule_id: "js-sql-injection" }],
-  },
-};
-
-/** A completed scan with one finding, a review request and the ids of all of it. */
-async function seedTenant(db: Db, t: BootstrapResult): Promise<Ids> {
-  const project = await findOrCreateProject(db, {
-    organizationId: t.organization_id,
-    groupId: t.group_id,
-    gitUrl: "file:///repo",
-    name: "repo",
-  });
-  const { scan } = await createScan(db, {
-    organizationId: t.organization_id,
-    groupId: t.group_id,
-    projectId: project.id,
-    createdBy: t.user_id,
-    gitUri: "file:///repo",
-    branch: null,
-    idempotencyKey: null,
-    requestHash: null,
-  });
-  await markRunning(db, scan.id);
-  await storeScanResults(db, {
-    scanId: scan.id,
-    projectId: project.id,
-    organizationId: t.organization_id,
-    findings: [seedFinding],
-    analyzers: [],
-    languages: ["javascript"],
-  });
-  const finding = await db.selectFrom("findings").select("id").where("scan_id", "=", scan.id).executeTakeFirstOrThrow();
-  const requestId = newId();
-  await insertAiRequest(db, {
-    id: requestId,
-    organizationId: t.organization_id,
-    groupId: null,
-    userId: t.user_id,
-    kind: "review",
-    model: "m",
-    input: { code: "x" },
-  });
-  const token = (await listTokens(db, t.user_id))[0]!;
-  const webhook = await createWebhook(db, {
-    organizationId: t.organization_id,
-    url: "https://hooks.example.test/ax",
-    events: ["scan.completed", "group.deleted"],
-    secret: "whsec_seed",
-    createdBy: t.user_id,
-  });
-  // job_id: the Admin operations on one failed job get a fresh one (FRESH); anything else, none.
-  return {
-    organization_id: t.organization_id,
-    group_id: t.group_id,
-    project_id: project.id,
-    scan_id: scan.id,
-    finding_id: finding.id,
-    token_id: token.id,
-    request_id: requestId,
-    webhook_id: webhook.id,
-    job_id: "no-such-job",
-  };
-}
-
-/** A completed scan of the internal public organization, as POST /public/scan and a worker would leave it. */
-async function seedPublicScan(db: Db): Promise<string> {
-  const { organizationId, groupId } = await ensureInternalOrganization(db, PUBLIC_ORG_KEY);
-  const project = await findOrCreateProject(db, { organizationId, groupId, gitUrl: "https://git.example.test/public/repo", name: "repo" });
-  const { scan } = await createScan(db, {
-    organizationId,
-    groupId,
-    projectId: project.id,
-    createdBy: null,
-    gitUri: "https://git.example.test/public/repo",
-    branch: null,
-    idempotencyKey: null,
-    requestHash: null,
-  });
-  await markRunning(db, scan.id);
-  await storeScanResults(db, {
-    scanId: scan.id,
-    projectId: project.id,
-    organizationId,
-    findings: [seedFinding],
-    analyzers: [],
-    languages: ["javascript"],
-  });
-  return scan.id;
-}
 
 /**
  * Destructive operations get a new object of the caller's tenant for every case, so deleting
@@ -539,7 +421,8 @@ function printSummary(): void {
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stdout.write(
-    `${lines.join("\n")}\nfuzz: ${total} cases over ${stats.size} operations in ${seconds} s (fast-check seed ${SEED}, ${VALID_RUNS} valid + ${INVALID_RUNS} invalid per operation); ${failing} contract violations\n`,
+    `${lines.join("\n")}\nfuzz: ${total} cases over ${stats.size} operations in ${seconds} s ` +
+      `(fast-check seed ${SEED}, ${VALID_RUNS} valid + ${INVALID_RUNS} invalid per operation); ${failing} contract violations\n`,
   );
 }
 

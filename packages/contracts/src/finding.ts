@@ -133,7 +133,10 @@ export interface FindingLocator {
   code: string;
   scope: string;
   context: string;
-  /** The digests of the lines above and below alone (absent on findings stored before they existed): which identical line is which when only one side changed. */
+  /**
+   * The digests of the lines above and below alone (absent on findings stored before they
+   * existed): which identical line is which when only one side changed.
+   */
   before?: string;
   after?: string;
 }

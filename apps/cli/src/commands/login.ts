@@ -47,7 +47,8 @@ export async function loginCommand(argv: string[], io: Io): Promise<number> {
   await writeConfigFile(settings.file, { url: baseUrl, token });
   const orgs = profile.organizations.map((o) => `${o.name} (${o.role})`).join(", ") || "none";
   io.out(
-    `Logged in to ${baseUrl} as ${profile.display_name} <${profile.email}> via ${profile.identity_provider}.\nOrganizations: ${orgs}\nSaved to ${settings.file}\n`,
+    `Logged in to ${baseUrl} as ${profile.display_name} <${profile.email}> via ${profile.identity_provider}.\n` +
+      `Organizations: ${orgs}\nSaved to ${settings.file}\n`,
   );
   const overriding = [io.env.AX_URL?.trim() && "AX_URL", io.env.AX_TOKEN?.trim() && "AX_TOKEN"].filter(Boolean);
   if (overriding.length)

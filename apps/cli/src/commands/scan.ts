@@ -94,13 +94,15 @@ export async function scanCommand(argv: string[], io: Io): Promise<number> {
   } else {
     const took = scan.duration_ms === null ? "" : ` in ${(scan.duration_ms / 1000).toFixed(1)} s`;
     io.out(
-      `\nCompleted${took}${scan.commit ? ` at ${scan.commit.slice(0, 12)}` : ""}.\n\n${summaryTable(scan.counts, p)}\n\nList them: ax findings ${scan.scan_id}\n`,
+      `\nCompleted${took}${scan.commit ? ` at ${scan.commit.slice(0, 12)}` : ""}.\n\n` +
+        `${summaryTable(scan.counts, p)}\n\nList them: ax findings ${scan.scan_id}\n`,
     );
   }
   if (!failOn) return EXIT.ok;
   if (blocking > 0) {
     io.err(
-      `ax: ${blocking} open finding${blocking === 1 ? "" : "s"} at ${failOn} or above (--fail-on ${failOn.toLowerCase()}). Triage with "ax triage ${scan.scan_id} FINDING_ID --status …".\n`,
+      `ax: ${blocking} open finding${blocking === 1 ? "" : "s"} at ${failOn} or above (--fail-on ${failOn.toLowerCase()}). ` +
+        `Triage with "ax triage ${scan.scan_id} FINDING_ID --status …".\n`,
     );
     return EXIT.gate;
   }

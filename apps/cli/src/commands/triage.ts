@@ -31,7 +31,8 @@ export async function triageCommand(argv: string[], io: Io): Promise<number> {
   if (v.json) io.out(`${JSON.stringify(finding)}\n`);
   else
     io.out(
-      `Finding ${finding.finding_id} (${finding.severity} ${finding.rule_id}, ${finding.file}:${finding.start_line}) is now ${finding.status}${finding.reason ? ` — ${finding.reason}` : ""}.\n`,
+      `Finding ${finding.finding_id} (${finding.severity} ${finding.rule_id}, ${finding.file}:${finding.start_line}) ` +
+        `is now ${finding.status}${finding.reason ? ` — ${finding.reason}` : ""}.\n`,
     );
   return 0;
 }

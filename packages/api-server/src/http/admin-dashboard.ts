@@ -23,7 +23,8 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 // Everything from this origin: bull-board's page asks for web fonts from Google, which the
 // page rewrite below removes and this policy would block anyway.
 const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; " +
+  "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
 const EXTERNAL_STYLESHEET = /<link[^>]+href="https?:\/\/[^"]*"[^>]*>/gi;
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -34,7 +35,8 @@ const writeHtmlError: ErrorWriter = (res, status, body) => {
     .status(status)
     .type("html")
     .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${status}</title></head><body><h1>${status}</h1><p>${escapeHtml(body.message)}</p></body></html>`,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${status}</title></head>` +
+        `<body><h1>${status}</h1><p>${escapeHtml(body.message)}</p></body></html>`,
     );
 };
 

@@ -16,7 +16,8 @@ export function chainResponses(r: AnyRoute): Record<number, ResponseDoc> {
     r.errorWriter ? { description, contentType: r.errorContentType ?? "text/plain" } : { description, schema: ErrorBody };
   const out: Record<number, ResponseDoc> = {
     400: error(
-      "Invalid input: a malformed percent-escape in the path or query, an unknown query parameter, malformed JSON, or a value the schema refuses; the message names the field, never its value.",
+      "Invalid input: a malformed percent-escape in the path or query, an unknown query parameter, malformed JSON, or a value the schema refuses; " +
+        "the message names the field, never its value.",
     ),
   };
   if (r.auth !== "public")
@@ -75,7 +76,8 @@ export function buildOpenApi(routes: AnyRoute[], opts: { version: string; server
       title: "Code Scanning and AI Review Service",
       version: opts.version,
       description:
-        "Scans git repositories for vulnerabilities, manages findings, and gives AI help on them. Authenticate with a personal access token in the X-AX-KEY header. A method an existing path does not take answers 405 with an `Allow` header; OPTIONS answers 204 with the same header.",
+        "Scans git repositories for vulnerabilities, manages findings, and gives AI help on them. Authenticate with a personal access token in the " +
+        "X-AX-KEY header. A method an existing path does not take answers 405 with an `Allow` header; OPTIONS answers 204 with the same header.",
     },
     servers: [{ url: opts.serverUrl ?? "/" }],
     security: [{ ApiKeyAuth: [] }],
@@ -117,6 +119,15 @@ function objectParams(schema: z.ZodType | undefined, where: "path" | "query") {
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** The reference page's stylesheet. */
+const DOCS_STYLE = [
+  "body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#1b1f24}",
+  "code,pre{font-family:ui-monospace,monospace}pre{background:#f4f5f7;padding:.75rem;overflow:auto}",
+  "section{border-top:1px solid #ddd;padding:.5rem 0}",
+  ".m{display:inline-block;min-width:4.5em;font-size:.8em;padding:.1em .4em;border-radius:3px;color:#fff;background:#555}",
+  ".get{background:#1f6feb}.post{background:#2da44e}.put{background:#bf8700}.delete{background:#cf222e}",
+].join("");
+
 /** A self-contained reference page (no CDN scripts, so the default CSP holds). */
 export function renderDocsPage(doc: ReturnType<typeof buildOpenApi>): string {
   const ops: string[] = [];
@@ -140,11 +151,15 @@ export function renderDocsPage(doc: ReturnType<typeof buildOpenApi>): string {
       const responses = Object.entries(op.responses)
         .map(([s, r]) => `<li><b>${s}</b> ${esc(r.description)}</li>`)
         .join("");
-      ops.push(`<section><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${esc(path)}</code>${op.security ? " <small>public</small>" : ""}</h3>
-<p>${esc(op.summary)}</p>${op.description ? `<p>${esc(op.description)}</p>` : ""}${params ? `<ul>${params}</ul>` : ""}${body}<ul>${responses}</ul></section>`);
+      const title = `<span class="m ${method}">${method.toUpperCase()}</span> <code>${esc(path)}</code>${op.security ? " <small>public</small>" : ""}`;
+      const about = `<p>${esc(op.summary)}</p>${op.description ? `<p>${esc(op.description)}</p>` : ""}`;
+      ops.push(`<section><h3>${title}</h3>\n${about}${params ? `<ul>${params}</ul>` : ""}${body}<ul>${responses}</ul></section>`);
     }
   }
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(doc.info.title)} — API reference</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#1b1f24}code,pre{font-family:ui-monospace,monospace}pre{background:#f4f5f7;padding:.75rem;overflow:auto}section{border-top:1px solid #ddd;padding:.5rem 0}.m{display:inline-block;min-width:4.5em;font-size:.8em;padding:.1em .4em;border-radius:3px;color:#fff;background:#555}.get{background:#1f6feb}.post{background:#2da44e}.put{background:#bf8700}.delete{background:#cf222e}</style></head>
-<body><h1>${esc(doc.info.title)}</h1><p>${esc(doc.info.description)}</p><p>Machine-readable: <a href="/api/v2/openapi.json">/api/v2/openapi.json</a> (OpenAPI ${doc.openapi}).</p>${ops.join("\n")}</body></html>`;
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(doc.info.title)} — API reference</title>
+<style>${DOCS_STYLE}</style></head>
+<body><h1>${esc(doc.info.title)}</h1><p>${esc(doc.info.description)}</p>` +
+    `<p>Machine-readable: <a href="/api/v2/openapi.json">/api/v2/openapi.json</a> (OpenAPI ${doc.openapi}).</p>${ops.join("\n")}</body></html>`
+  );
 }

@@ -30,7 +30,9 @@ export function publicScanRoutes(deps: AppDeps): AnyRoute[] {
       operationId: "startPublicScan",
       summary: "Scan a public https repository without a token",
       description:
-        "Queues a scan of `git_uri` (https, public hosts only) at `branch` (default: the remote's default branch). The returned `scan_id` is the only way to read the results, which are deleted at `expires_at` (PUBLIC_SCAN_RETENTION_HOURS after the request). Limited per client IP (PUBLIC_SCAN_PER_IP_PER_HOUR) and overall (PUBLIC_SCAN_MAX_IN_FLIGHT).",
+        "Queues a scan of `git_uri` (https, public hosts only) at `branch` (default: the remote's default branch). The returned `scan_id` is " +
+        "the only way to read the results, which are deleted at `expires_at` (PUBLIC_SCAN_RETENTION_HOURS after the request). Limited per " +
+        "client IP (PUBLIC_SCAN_PER_IP_PER_HOUR) and overall (PUBLIC_SCAN_MAX_IN_FLIGHT).",
       tags: ["Public Scan"],
       auth: "public",
       enabled,
@@ -43,7 +45,8 @@ export function publicScanRoutes(deps: AppDeps): AnyRoute[] {
         ...publicErrors,
         429: {
           description:
-            "This IP's public scans for the hour are spent, or PUBLIC_SCAN_MAX_IN_FLIGHT public scans are already queued or running; see Retry-After. Nothing was created.",
+            "This IP's public scans for the hour are spent, or PUBLIC_SCAN_MAX_IN_FLIGHT public scans are already queued or running; " +
+            "see Retry-After. Nothing was created.",
           schema: ErrorBody,
         },
         503: { description: "The queue is unavailable; nothing was created.", schema: ErrorBody },

@@ -42,7 +42,8 @@ export const SuppressionNoteView = z
     kind: z
       .enum(SUPPRESSION_NOTE_KINDS)
       .describe(
-        "`reason_missing`: an `ax-ignore` comment without a reason names the finding; `partial`: comments with a reason cover some of the rules in `sources`, not all.",
+        "`reason_missing`: an `ax-ignore` comment without a reason names the finding; " +
+          "`partial`: comments with a reason cover some of the rules in `sources`, not all.",
       ),
     line: z.number().int().nullable().describe("The comment's line (null for findings stored before the line was kept)."),
     rules: z.array(z.string()).describe("The rule ids of `sources` the comment names (`reason_missing`) or covers (`partial`)."),

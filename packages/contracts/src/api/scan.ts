@@ -28,7 +28,8 @@ export const COUNTS_DESCRIPTION =
   "(`CRITICAL`, `HIGH`, `MEDIUM`, `LOW`, `INFO`) and in `total`, `new` (new since the previous scan) and `introduced` (on lines changed since " +
   "`baseline_commit`). A finding a reviewer closes (FALSE POSITIVE, ACCEPTED RISK, FIXED) leaves its severity and `total` at once, and a changed " +
   "severity moves it; until counts followed triage they were fixed when the scan was stored, and a closed finding stayed in its severity and `total`. " +
-  "`summary` holds the same figures grouped (`by_severity`, `by_status`, then `open`, `new`, `introduced`, `fixed`, `suppressed`); `counts` keeps its flat keys.";
+  "`summary` holds the same figures grouped (`by_severity`, `by_status`, then `open`, `new`, `introduced`, `fixed`, `suppressed`); " +
+  "`counts` keeps its flat keys.";
 
 const tally = (keys: readonly string[]) => z.object(Object.fromEntries(keys.map((k) => [k, z.number().int()])));
 
