@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import type { ChatSpecialistName } from "@ax/contracts";
 
 /**
  * The only module that reads process.env. Each variable is parsed once, with a message that
@@ -251,7 +252,8 @@ export interface WebhookConfig {
   logDays: number;
 }
 
-export type ChatSpecialistName = "identity" | "cwe" | "findings" | "remediation" | "appsec";
+/** Declared once, in contracts (CHAT_SPECIALISTS). */
+export type { ChatSpecialistName };
 
 export interface AiConfig {
   /** Present when a model server is configured. */
