@@ -36,7 +36,7 @@ export const STATUS_COUNT_KEYS = {
   FIXED: "marked_fixed",
 } as const satisfies Record<FindingStatus, string>;
 
-/** Every key of a scan's counts (docs: COUNTS_DESCRIPTION in packages/api-server/src/http/schemas.ts). */
+/** Every key of a scan's counts (docs: COUNTS_DESCRIPTION in api/scan.ts). */
 export const SCAN_COUNT_KEYS = [
   ...SEVERITIES,
   "total",
