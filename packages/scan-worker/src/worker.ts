@@ -4,10 +4,11 @@ import type { Config } from "@ax/config";
 import { JobCatalog, MAINTENANCE_QUEUE, SCAN_QUEUE, WEBHOOK_QUEUE, type JobName, type WorkerActiveJob } from "@ax/contracts";
 import { failScan, pingDb, pruneAnalysisCache, type Db } from "@ax/db";
 import { child, type Logger } from "@ax/logger";
+import type { Redis } from "ioredis";
 import { JobQueue, WorkerRegistry, startHeartbeat, workerConnection } from "@ax/queue";
 import { defaultAnalyzers, sweepStaleWorkspaces, type ResolveHost } from "@ax/scanner";
 import { createHandlers } from "./handlers";
-import { emitScanEnded } from "./process-scan";
+import { emitScanEnded, type ScanDeps } from "./process-scan";
 import { PUBLIC_SCAN_EXPIRY_SCHEDULER } from "./public-scans";
 import { startProjectStateJanitor } from "./project-state";
 import { reconcile } from "./reconciler";
@@ -39,6 +40,58 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const { config } = deps;
   const log = child(deps.logger, "worker");
   const id = `${os.hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  const { analyzers, janitor } = await prepareHost(deps, log);
+
+  const producer = workerConnection(config.redis.url);
+  const queue = new JobQueue(producer, { redisUrl: config.redis.url, prefix: config.redis.queuePrefix, attempts: config.worker.attempts });
+  const webhookLog = child(deps.logger, "webhooks");
+  const scanDeps = { db: deps.db, config, logger: child(deps.logger, "scan"), analyzers, queue };
+  const handlers = createHandlers(scanDeps, { db: deps.db, config, logger: webhookLog, resolveHost: deps.resolveHost });
+  // The worker registry (GET /api/v2/admin/workers): who runs, where, and which jobs it holds.
+  const active = new Map<string, WorkerActiveJob>();
+  const heartbeat = registryHeartbeat(producer, config, id, active, log);
+  const consumers = startConsumers(config, id, jobProcessor(handlers, heartbeat, active, log), log, webhookLog);
+  failStalledScans(consumers.worker, scanDeps, log);
+  await consumers.ready();
+  // Every worker upserts the same scheduler: one schedule, whichever workers are running.
+  await queue
+    .schedule("public-scan.expire", {}, { schedulerId: PUBLIC_SCAN_EXPIRY_SCHEDULER, everyMs: config.publicScan.sweepIntervalMs })
+    .catch((err: Error) => log.warn("could not schedule public scan expiry", { error: err.message }));
+  const housekeeping = await startHousekeeping(deps, queue, log, webhookLog);
+  await heartbeat.beat();
+  let closing: Promise<void> | undefined;
+  log.info("worker started", { id, concurrency: config.worker.concurrency });
+
+  const shutDown = async (deadlineMs: number) => {
+    housekeeping.stop();
+    janitor.close();
+    const forced = await consumers.close(deadlineMs);
+    // Gone from the registry at once; after a forced close its jobs are handed back anyway.
+    await Promise.race([heartbeat.stop(true), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+    await queue.close().catch(() => undefined);
+    consumers.disconnect();
+    producer.disconnect();
+    log.info("worker stopped", { id, forced });
+  };
+  return {
+    id,
+    worker: consumers.worker,
+    reconcileNow: housekeeping.reconcileNow,
+    async probe() {
+      if (!consumers.worker.isRunning()) throw new Error("the scan consumer is not running");
+      await Promise.all([pingDb(deps.db), producer.ping()]);
+    },
+    close(deadlineMs = config.shutdownTimeoutMs) {
+      // Idempotent: a second close (a test's, then its harness's) waits for the first.
+      closing ??= shutDown(deadlineMs);
+      return closing;
+    },
+  };
+}
+
+/** Before taking jobs: the analyzers, what dead workers left on disk, and the janitor of deleted projects' state. */
+async function prepareHost(deps: WorkerDeps, log: Logger) {
+  const { config } = deps;
   // Built once: an invalid SARIF_TOOLS stops the worker at start, not every scan.
   const analyzers = defaultAnalyzers({ sarifTools: config.scan.sarifTools });
   // Workspaces of workers that died without cleaning up (SIGKILL, a crashed machine): older
@@ -48,18 +101,20 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   // What this worker kept of projects deleted since (a group hard delete): removed now, on the
   // API's notice of each delete, and every hour for notices missed.
   const janitor = await startProjectStateJanitor({ db: deps.db, config, logger: log });
+  return { analyzers, janitor };
+}
 
-  const connection = workerConnection(config.redis.url);
-  const producer = workerConnection(config.redis.url);
-  const queue = new JobQueue(producer, { redisUrl: config.redis.url, prefix: config.redis.queuePrefix, attempts: config.worker.attempts });
-  const webhookLog = child(deps.logger, "webhooks");
-  const scanDeps = { db: deps.db, config, logger: child(deps.logger, "scan"), analyzers, queue };
-  const handlers = createHandlers(scanDeps, { db: deps.db, config, logger: webhookLog, resolveHost: deps.resolveHost });
+type Heartbeat = ReturnType<typeof startHeartbeat>;
 
-  // The worker registry (GET /api/v2/admin/workers): who runs, where, and which jobs it holds.
+function registryHeartbeat(
+  producer: Redis,
+  config: Config,
+  id: string,
+  active: ReadonlyMap<string, WorkerActiveJob>,
+  log: Logger,
+): Heartbeat {
   const startedAt = new Date().toISOString();
-  const active = new Map<string, WorkerActiveJob>();
-  const heartbeat = startHeartbeat(new WorkerRegistry(producer, config.redis.queuePrefix), {
+  return startHeartbeat(new WorkerRegistry(producer, config.redis.queuePrefix), {
     everyMs: config.worker.heartbeatMs,
     ttlMs: config.worker.heartbeatTtlMs,
     snapshot: () => ({
@@ -73,8 +128,29 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     }),
     onError: (err) => log.warn("worker registry heartbeat failed", { error: err.message }),
   });
+}
 
-  const processor = async (job: Job) => {
+/** Runs a job of any queue through its handler, holding it in the registry's active jobs meanwhile. */
+function jobProcessor(
+  handlers: ReturnType<typeof createHandlers>,
+  heartbeat: Heartbeat,
+  active: Map<string, WorkerActiveJob>,
+  log: Logger,
+) {
+  const runJob = async (job: Job) => {
+    const name = job.name as JobName;
+    const entry = JobCatalog[name];
+    // Validate again on dequeue: a job from an older or newer producer may not fit.
+    const parsed = entry?.schema.safeParse(job.data);
+    if (!entry || !parsed?.success) {
+      log.error("job payload does not match the catalog; dropped", { job: job.id, name: job.name });
+      return;
+    }
+    // The catalog's schemas and the handler map share JobName; TypeScript cannot pair them
+    // through an indexed access, so the pairing is asserted once, here.
+    await (handlers[name] as (data: unknown, job: Job) => Promise<void>)(parsed.data, job);
+  };
+  return async (job: Job) => {
     const key = `${job.queueName}:${job.id ?? ""}`;
     const scanId = (job.data as { scan_id?: unknown } | undefined)?.scan_id;
     active.set(key, {
@@ -92,19 +168,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       void heartbeat.beat();
     }
   };
-  const runJob = async (job: Job) => {
-    const name = job.name as JobName;
-    const entry = JobCatalog[name];
-    // Validate again on dequeue: a job from an older or newer producer may not fit.
-    const parsed = entry?.schema.safeParse(job.data);
-    if (!entry || !parsed?.success) {
-      log.error("job payload does not match the catalog; dropped", { job: job.id, name: job.name });
-      return;
-    }
-    // The catalog's schemas and the handler map share JobName; TypeScript cannot pair them
-    // through an indexed access, so the pairing is asserted once, here.
-    await (handlers[name] as (data: unknown, job: Job) => Promise<void>)(parsed.data, job);
-  };
+}
+
+/** The consumers of the scan, webhook and maintenance queues, each on its own connection. */
+function startConsumers(config: Config, id: string, processor: (job: Job) => Promise<void>, log: Logger, webhookLog: Logger) {
+  const connection = workerConnection(config.redis.url);
   const worker = new Worker(SCAN_QUEUE, processor, {
     connection,
     prefix: config.redis.queuePrefix,
@@ -134,15 +202,54 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   });
   maintenanceWorker.on("error", (err) => log.warn("queue connection error", { error: err.message }));
   worker.on("error", (err) => log.warn("queue connection error", { error: err.message }));
+  const workers = [worker, webhookWorker, maintenanceWorker];
+  return {
+    worker,
+    async ready(): Promise<void> {
+      for (const w of workers) await w.waitUntilReady();
+    },
+    /** Closes the consumers within `deadlineMs`, then forcibly; true when it had to force. */
+    close: (deadlineMs: number) => closeWorkers(workers, deadlineMs),
+    disconnect(): void {
+      connection.disconnect();
+      webhookConnection.disconnect();
+      maintenanceConnection.disconnect();
+    },
+  };
+}
+
+async function closeWorkers(workers: readonly Worker[], deadlineMs: number): Promise<boolean> {
+  // worker.close() waits for running jobs and has no timeout of its own; past the
+  // deadline force-close, which leaves the jobs' locks to expire so another worker
+  // picks them up.
+  let timedOut = false;
+  await Promise.race([
+    Promise.all(workers.map((w) => w.close())),
+    new Promise<void>((resolve) =>
+      setTimeout(() => {
+        timedOut = true;
+        resolve();
+      }, deadlineMs).unref(),
+    ),
+  ]);
+  // Bounded too: a processor still inside an analyzer call must not hold the shutdown.
+  if (timedOut) {
+    const force = Promise.all(workers.map((w) => w.close(true).catch(() => undefined)));
+    await Promise.race([force, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+  }
+  return timedOut;
+}
+
+/** A job BullMQ gave up on (stalled too often) never reached our handler's own failure path: its scan fails here. */
+function failStalledScans(worker: Worker, scanDeps: ScanDeps, log: Logger): void {
   worker.on("failed", (job, err) => {
     if (!job) return;
     const final = job.attemptsMade >= (job.opts.attempts ?? 1) || err.name === "UnrecoverableError" || /stalled/i.test(err.message);
     if (!final) return;
-    // A job BullMQ gave up on (stalled too often) never reached our handler's own failure path.
     const data = job.data as { scan_id?: string; organization_id?: string };
     if (data.scan_id && /stalled/i.test(err.message)) {
       const scanId = data.scan_id;
-      void failScan(deps.db, scanId, "The worker running this scan stopped responding repeatedly.")
+      void failScan(scanDeps.db, scanId, "The worker running this scan stopped responding repeatedly.")
         .then(async (ended) => {
           if (ended && data.organization_id) await emitScanEnded(scanDeps, scanId, data.organization_id);
         })
@@ -150,14 +257,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     }
     log.warn("job failed for good", { job: job.id, reason: err.message });
   });
-  await worker.waitUntilReady();
-  await webhookWorker.waitUntilReady();
-  await maintenanceWorker.waitUntilReady();
-  // Every worker upserts the same scheduler: one schedule, whichever workers are running.
-  await queue
-    .schedule("public-scan.expire", {}, { schedulerId: PUBLIC_SCAN_EXPIRY_SCHEDULER, everyMs: config.publicScan.sweepIntervalMs })
-    .catch((err: Error) => log.warn("could not schedule public scan expiry", { error: err.message }));
+}
 
+/** The reconciler (now and on its interval) and the hourly prunes of the analysis cache and the delivery log. */
+async function startHousekeeping(deps: WorkerDeps, queue: JobQueue, log: Logger, webhookLog: Logger) {
+  const { config } = deps;
   const minAgeMs = Math.min(5_000, config.worker.reconcileIntervalMs);
   const reconcileNow = async () => {
     const scans = await reconcile({ db: deps.db, queue, logger: child(deps.logger, "reconciler"), minAgeMs });
@@ -184,57 +288,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     void pruneLog();
   }, 3_600_000);
   pruneTimer.unref();
-  await heartbeat.beat();
-  let closing: Promise<void> | undefined;
-  log.info("worker started", { id, concurrency: config.worker.concurrency });
-
   return {
-    id,
-    worker,
     reconcileNow,
-    async probe() {
-      if (!worker.isRunning()) throw new Error("the scan consumer is not running");
-      await Promise.all([pingDb(deps.db), producer.ping()]);
-    },
-    close(deadlineMs = config.shutdownTimeoutMs) {
-      // Idempotent: a second close (a test's, then its harness's) waits for the first.
-      closing ??= shutDown(deadlineMs);
-      return closing;
+    stop(): void {
+      clearInterval(timer);
+      clearInterval(pruneTimer);
     },
   };
-  async function shutDown(deadlineMs: number) {
-    clearInterval(timer);
-    clearInterval(pruneTimer);
-    janitor.close();
-    // worker.close() waits for running jobs and has no timeout of its own; past the
-    // deadline force-close, which leaves the jobs' locks to expire so another worker
-    // picks them up.
-    let timedOut = false;
-    await Promise.race([
-      Promise.all([worker.close(), webhookWorker.close(), maintenanceWorker.close()]),
-      new Promise<void>((resolve) =>
-        setTimeout(() => {
-          timedOut = true;
-          resolve();
-        }, deadlineMs).unref(),
-      ),
-    ]);
-    // Bounded too: a processor still inside an analyzer call must not hold the shutdown.
-    if (timedOut) {
-      const force = Promise.all([
-        worker.close(true).catch(() => undefined),
-        webhookWorker.close(true).catch(() => undefined),
-        maintenanceWorker.close(true).catch(() => undefined),
-      ]);
-      await Promise.race([force, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
-    }
-    // Gone from the registry at once; after a forced close its jobs are handed back anyway.
-    await Promise.race([heartbeat.stop(true), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
-    await queue.close().catch(() => undefined);
-    connection.disconnect();
-    webhookConnection.disconnect();
-    maintenanceConnection.disconnect();
-    producer.disconnect();
-    log.info("worker stopped", { id, forced: timedOut });
-  }
 }

@@ -59,9 +59,9 @@ export function inlineCode(text: string): string {
  * shown as their code point rather than dropped: in code, they are the finding.
  */
 export function codeBlock(code: string, lang = ""): string[] {
-  // eslint-disable-next-line no-control-regex
   const body = code
     .replace(/\r\n?/g, "\n")
+    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "")
     .replace(BIDI, (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase()}>`);
   const fence = "`".repeat(Math.max(3, longestRun(body, "`") + 1));

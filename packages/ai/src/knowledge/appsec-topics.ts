@@ -7,19 +7,9 @@ import { expandQuery } from "./acronyms";
 import { createIndex, type Hit, type SearchIndex } from "./retrieval";
 import { OWASP_TOPICS } from "./topics-owasp";
 import { PRACTICE_TOPICS } from "./topics-practices";
+import type { AppSecTopic } from "./topic";
 
-export interface AppSecTopic {
-  /** Stable, kebab-case: "password-storage". */
-  id: string;
-  title: string;
-  /** What people call the subject, including shorthand ("jwt", "a02"). */
-  keywords: string[];
-  /** Markdown, trusted: written here, not taken from users or scans. */
-  body: string;
-  /** Related weaknesses, "CWE-<n>", most relevant first. */
-  cwes: string[];
-  references?: string[];
-}
+export type { AppSecTopic } from "./topic";
 
 export const APPSEC_TOPICS: readonly AppSecTopic[] = [...OWASP_TOPICS, ...PRACTICE_TOPICS];
 

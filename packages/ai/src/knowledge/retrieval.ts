@@ -139,8 +139,8 @@ export interface IndexOptions<T> {
   prior?: (doc: T) => number;
 }
 
-/** Indexes `docs` once. */
-export function createIndex<T>(docs: readonly T[], { specs, fields, prior }: IndexOptions<T>): SearchIndex<T> {
+/** Each term's postings: in which documents it occurs, with its BM25F pseudo-frequency there. */
+function buildPostings<T>(docs: readonly T[], specs: Record<string, FieldSpec>, fields: (doc: T) => Record<string, string>) {
   const names = Object.keys(specs);
   const tokenized = docs.map((doc) => {
     const text = fields(doc);
@@ -171,7 +171,12 @@ export function createIndex<T>(docs: readonly T[], { specs, fields, prior }: Ind
       list.push({ doc, ...p });
     }
   });
+  return postings;
+}
 
+/** Indexes `docs` once. */
+export function createIndex<T>(docs: readonly T[], { specs, fields, prior }: IndexOptions<T>): SearchIndex<T> {
+  const postings = buildPostings(docs, specs, fields);
   const priors = docs.map((doc) => prior?.(doc) ?? 1);
   const n = docs.length;
   const idf = (term: string) => {

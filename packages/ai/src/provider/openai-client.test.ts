@@ -114,9 +114,8 @@ describe("stream", () => {
   it("aborts mid-stream at once, and the server sees the client go", async () => {
     server.script({ type: "stream", deltas: ["first"], done: false, hang: true });
     const controller = new AbortController();
-    const deltas = client({ timeoutMs: 5_000, retries: 2 })
-      .stream(ask({ signal: controller.signal }))
-      [Symbol.asyncIterator]();
+    const stream = client({ timeoutMs: 5_000, retries: 2 }).stream(ask({ signal: controller.signal }));
+    const deltas = stream[Symbol.asyncIterator]();
     expect(await deltas.next()).toEqual({ done: false, value: "first" });
     const pending = deltas.next();
     setTimeout(() => controller.abort(), 50);

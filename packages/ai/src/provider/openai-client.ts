@@ -41,24 +41,62 @@ export interface OpenAiClientOptions {
 }
 
 export function createOpenAiClient(options: OpenAiClientOptions): ModelProvider {
-  const endpoint = chatEndpoint(options.baseUrl);
-  if (!(options.timeoutMs > 0)) throw new Error("createOpenAiClient: timeoutMs must be a positive number of milliseconds");
-  if (!Number.isInteger(options.retries) || options.retries < 0) throw new Error("createOpenAiClient: retries must be a whole number ≥ 0");
-  const { apiKey, timeoutMs } = options;
-  const doFetch = options.fetch ?? globalThis.fetch;
-  const redact: Redact = (text) => (apiKey ? text.split(apiKey).join("[redacted]") : text);
+  const transport = new Transport(options);
+  return {
+    complete: (req) => transport.post(req, {}),
+    stream: (req) => transport.stream(req),
+    completeJson: (req) => completeJson(transport, req),
+  };
+}
+
+/** A JSON answer to the request's schema, parsed and validated by the request's parser. */
+async function completeJson<T>(transport: Transport, req: JsonCompletionRequest<T>): Promise<{ value: T; model: string }> {
+  const { name, schema } = req.schema;
+  const { content, model } = await transport.post(req, {
+    response_format: { type: "json_schema", json_schema: { name, schema, strict: true } },
+  });
+  let raw: unknown;
+  try {
+    raw = JSON.parse(unfence(content));
+  } catch {
+    throw new ProviderError("protocol", `model output for schema "${name}" is not valid JSON`);
+  }
+  try {
+    return { value: req.parse(raw), model };
+  } catch (err) {
+    // The validator's error goes in `cause`, not the message: it may quote the output.
+    throw Object.assign(new ProviderError("protocol", `model output does not match schema "${name}"`), { cause: err });
+  }
+}
+
+/** The requests to one model server: attempts, retries and bounds. */
+class Transport {
+  private readonly endpoint: string;
+  private readonly doFetch: typeof fetch;
+  private readonly redact: Redact;
+
+  constructor(private readonly options: OpenAiClientOptions) {
+    this.endpoint = chatEndpoint(options.baseUrl);
+    if (!(options.timeoutMs > 0)) throw new Error("createOpenAiClient: timeoutMs must be a positive number of milliseconds");
+    if (!Number.isInteger(options.retries) || options.retries < 0)
+      throw new Error("createOpenAiClient: retries must be a whole number ≥ 0");
+    const { apiKey } = options;
+    this.doFetch = options.fetch ?? globalThis.fetch;
+    this.redact = (text) => (apiKey ? text.split(apiKey).join("[redacted]") : text);
+  }
 
   /** Sends the request and returns a 2xx response; any other status becomes a ProviderError. */
-  async function open(body: string, stream: boolean, attempt: Attempt): Promise<Response> {
+  private async open(body: string, stream: boolean, attempt: Attempt): Promise<Response> {
+    const { apiKey } = this.options;
     const headers: Record<string, string> = {
       "content-type": "application/json",
       accept: stream ? "text/event-stream" : "application/json",
     };
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-    const res = await doFetch(endpoint, { method: "POST", headers, body, signal: attempt.signal });
+    const res = await this.doFetch(this.endpoint, { method: "POST", headers, body, signal: attempt.signal });
     if (res.ok) return res;
     const { bytes } = await readUpTo(res, MAX_ERROR_BODY_BYTES).catch(() => ({ bytes: new Uint8Array() }));
-    const detail = serverMessage(new TextDecoder().decode(bytes), redact);
+    const detail = serverMessage(new TextDecoder().decode(bytes), this.redact);
     throw new HttpStatusError(
       `model server answered HTTP ${res.status}${detail ? `: ${detail}` : ""}`,
       res.status,
@@ -67,10 +105,10 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelProvider 
   }
 
   /** Waits before the next attempt, or rethrows when `err` is final. */
-  async function backOff(retry: number, err: unknown, signal: AbortSignal | undefined): Promise<void> {
-    if (!(err instanceof ProviderError) || retry >= options.retries || !isRetryable(err)) throw err;
+  private async backOff(retry: number, err: unknown, signal: AbortSignal | undefined): Promise<void> {
+    if (!(err instanceof ProviderError) || retry >= this.options.retries || !isRetryable(err)) throw err;
     const delayMs = (err instanceof HttpStatusError ? err.retryAfterMs : undefined) ?? jitteredBackoffMs(retry);
-    options.onRetry?.({ attempt: retry + 1, delayMs, error: err });
+    this.options.onRetry?.({ attempt: retry + 1, delayMs, error: err });
     try {
       await sleep(delayMs, undefined, { signal });
     } catch {
@@ -78,62 +116,57 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelProvider 
     }
   }
 
-  async function post(req: CompletionRequest, extra: Record<string, unknown>): Promise<CompletionResult> {
+  async post(req: CompletionRequest, extra: Record<string, unknown>): Promise<CompletionResult> {
     const body = requestBody(req, { ...extra, stream: false });
     for (let retry = 0; ; retry++) {
-      const attempt = new Attempt(timeoutMs, req.signal);
+      const attempt = new Attempt(this.options.timeoutMs, req.signal);
       let failure: ProviderError;
       try {
-        return await postOnce(req, body, attempt);
+        return await this.postOnce(req, body, attempt);
       } catch (err) {
         failure = attempt.classify(err);
       } finally {
         attempt.close();
       }
-      await backOff(retry, failure, req.signal);
+      await this.backOff(retry, failure, req.signal);
     }
   }
 
-  async function postOnce(req: CompletionRequest, body: string, attempt: Attempt): Promise<CompletionResult> {
+  private async postOnce(req: CompletionRequest, body: string, attempt: Attempt): Promise<CompletionResult> {
     attempt.arm(); // and never re-armed: the timeout covers the whole request
-    const res = await open(body, false, attempt);
+    const res = await this.open(body, false, attempt);
     if (Number(res.headers.get("content-length")) > MAX_BODY_BYTES) throw tooLarge();
     const { bytes, truncated } = await readUpTo(res, MAX_BODY_BYTES);
     if (truncated) throw tooLarge();
-    return parseCompletion(new TextDecoder().decode(bytes), req.model, redact);
+    return parseCompletion(new TextDecoder().decode(bytes), req.model, this.redact);
   }
 
-  async function* streamOnce(req: CompletionRequest, body: string): AsyncGenerator<string> {
-    const attempt = new Attempt(timeoutMs, req.signal);
+  async *stream(req: CompletionRequest): AsyncGenerator<string> {
+    const body = requestBody(req, { stream: true });
+    for (let retry = 0; ; retry++) {
+      let yielded = false;
+      try {
+        for await (const delta of this.streamOnce(req, body)) {
+          yielded = true;
+          yield delta;
+        }
+        return;
+      } catch (err) {
+        if (yielded) throw err;
+        await this.backOff(retry, err, req.signal);
+      }
+    }
+  }
+
+  private async *streamOnce(req: CompletionRequest, body: string): AsyncGenerator<string> {
+    const attempt = new Attempt(this.options.timeoutMs, req.signal);
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     try {
       attempt.arm();
-      const res = await open(body, true, attempt);
+      const res = await this.open(body, true, attempt);
       if (!res.body) throw new ProviderError("protocol", "model server sent a stream without a body");
       reader = res.body.getReader();
-      const events: EventSourceMessage[] = [];
-      // No maxBufferSize: the parser never holds more than the bytes counted below.
-      const parser = createParser({ onEvent: (event) => events.push(event) });
-      const decoder = new TextDecoder();
-      let received = 0;
-      for (;;) {
-        // Armed only while reading: a slow consumer is not the server going quiet.
-        attempt.arm();
-        const { done, value } = await reader.read();
-        attempt.disarm();
-        if (done) parser.reset({ consume: true });
-        else {
-          received += value.byteLength;
-          if (received > MAX_BODY_BYTES) throw tooLarge();
-          parser.feed(decoder.decode(value, { stream: true }));
-        }
-        for (const event of events.splice(0)) {
-          if (event.data === "[DONE]") return;
-          const delta = streamDelta(event, redact);
-          if (delta !== undefined) yield delta;
-        }
-        if (done) return;
-      }
+      yield* this.deltas(reader, attempt);
     } catch (err) {
       throw attempt.classify(err);
     } finally {
@@ -143,43 +176,32 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelProvider 
     }
   }
 
-  return {
-    complete: (req) => post(req, {}),
-
-    async *stream(req) {
-      const body = requestBody(req, { stream: true });
-      for (let retry = 0; ; retry++) {
-        let yielded = false;
-        try {
-          for await (const delta of streamOnce(req, body)) {
-            yielded = true;
-            yield delta;
-          }
-          return;
-        } catch (err) {
-          if (yielded) throw err;
-          await backOff(retry, err, req.signal);
-        }
+  /** The text deltas of a server-sent event stream, up to [DONE] or its end. */
+  private async *deltas(reader: ReadableStreamDefaultReader<Uint8Array>, attempt: Attempt): AsyncGenerator<string> {
+    const events: EventSourceMessage[] = [];
+    // No maxBufferSize: the parser never holds more than the bytes counted below.
+    const parser = createParser({ onEvent: (event) => events.push(event) });
+    const decoder = new TextDecoder();
+    let received = 0;
+    for (;;) {
+      // Armed only while reading: a slow consumer is not the server going quiet.
+      attempt.arm();
+      const { done, value } = await reader.read();
+      attempt.disarm();
+      if (done) parser.reset({ consume: true });
+      else {
+        received += value.byteLength;
+        if (received > MAX_BODY_BYTES) throw tooLarge();
+        parser.feed(decoder.decode(value, { stream: true }));
       }
-    },
-
-    async completeJson<T>(req: JsonCompletionRequest<T>) {
-      const { name, schema } = req.schema;
-      const { content, model } = await post(req, { response_format: { type: "json_schema", json_schema: { name, schema, strict: true } } });
-      let raw: unknown;
-      try {
-        raw = JSON.parse(unfence(content));
-      } catch {
-        throw new ProviderError("protocol", `model output for schema "${name}" is not valid JSON`);
+      for (const event of events.splice(0)) {
+        if (event.data === "[DONE]") return;
+        const delta = streamDelta(event, this.redact);
+        if (delta !== undefined) yield delta;
       }
-      try {
-        return { value: req.parse(raw), model };
-      } catch (err) {
-        // The validator's error goes in `cause`, not the message: it may quote the output.
-        throw Object.assign(new ProviderError("protocol", `model output does not match schema "${name}"`), { cause: err });
-      }
-    },
-  };
+      if (done) return;
+    }
+  }
 }
 
 /** An HTTP failure carrying the server's Retry-After for the backoff. */
