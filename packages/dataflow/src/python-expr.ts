@@ -5,7 +5,7 @@
  * assignments to be placed before the statement that contains them.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { Expr, FunctionIR, LValue, Param, Stmt } from "./ir";
+import type { Expr, FunctionIR, LValue, Loc, Param, Stmt } from "./ir";
 import { chainPath, kindOf, locOf, namedChildren, unknown } from "./lower-util";
 
 const COMPREHENSIONS = new Set(["list_comprehension", "set_comprehension", "generator_expression", "dictionary_comprehension"]);
@@ -88,38 +88,16 @@ export class PyExprs {
         return this.attribute(node);
       case "call":
         return this.call(node);
-      case "subscript": {
-        const value = node.field("value");
-        if (!value)
-          return unknown(
-            node,
-            parts(node).map((c) => this.expr(c)),
-          );
-        const subs = node.fieldChildren("subscript").filter((s) => kindOf(s) !== "comment");
-        const index: Expr = subs.length === 1 && subs[0] ? this.expr(subs[0]) : { k: "array", items: subs.map((s) => this.expr(s)), loc };
-        return { k: "index", object: this.expr(value), index, loc };
-      }
+      case "subscript":
+        return this.subscript(node, loc);
       case "binary_operator": {
         const left = node.field("left");
         const right = node.field("right");
-        if (!left || !right)
-          return unknown(
-            node,
-            parts(node).map((c) => this.expr(c)),
-          );
+        if (!left || !right) return this.opaque(node);
         return { k: "binary", op: node.field("operator")?.text() ?? "?", left: this.expr(left), right: this.expr(right), loc };
       }
-      case "boolean_operator": {
-        const left = node.field("left");
-        const right = node.field("right");
-        if (!left || !right)
-          return unknown(
-            node,
-            parts(node).map((c) => this.expr(c)),
-          );
-        const op = node.field("operator")?.text() === "and" ? "&&" : "||";
-        return { k: "binary", op, left: this.expr(left), right: this.expr(right), loc };
-      }
+      case "boolean_operator":
+        return this.booleanOp(node, loc);
       case "not_operator": {
         const arg = node.field("argument");
         return arg ? { k: "unary", op: "!", arg: this.expr(arg), loc } : unknown(node, []);
@@ -130,15 +108,8 @@ export class PyExprs {
       }
       case "comparison_operator":
         return this.comparison(node);
-      case "conditional_expression": {
-        const [then, test, otherwise] = parts(node);
-        if (!then || !test || !otherwise)
-          return unknown(
-            node,
-            parts(node).map((c) => this.expr(c)),
-          );
-        return { k: "cond", test: this.expr(test), then: this.expr(then), else: this.expr(otherwise), loc };
-      }
+      case "conditional_expression":
+        return this.conditional(node, loc);
       case "parenthesized_expression":
       case "await":
       case "as_pattern":
@@ -150,25 +121,8 @@ export class PyExprs {
         return this.dictionary(node);
       case "lambda":
         return this.lambda(node);
-      case "named_expression": {
-        // The binding is an assignment; the expression then reads the variable, so a call in
-        // the value is not seen twice.
-        const name = node.field("name");
-        const value = node.field("value");
-        if (!name || !value)
-          return unknown(
-            node,
-            parts(node).map((c) => this.expr(c)),
-          );
-        this.hoisted.push({
-          k: "assign",
-          target: { k: "var", name: name.text(), loc: locOf(name) },
-          value: this.expr(value),
-          op: "=",
-          loc,
-        });
-        return { k: "var", name: name.text(), loc: locOf(name) };
-      }
+      case "named_expression":
+        return this.namedExpr(node, loc);
       default:
         if (SEQUENCES.has(kind)) return { k: "array", items: parts(node).map((c) => this.expr(c)), loc };
         if (COMPREHENSIONS.has(kind)) return this.comprehension(node);
@@ -178,6 +132,55 @@ export class PyExprs {
           namedChildren(node).map((c) => this.expr(c)),
         );
     }
+  }
+  /** A node the lowering does not model: opaque, but taint flows through its parts. */
+  private opaque(node: SgNode): Expr {
+    return unknown(
+      node,
+      parts(node).map((c) => this.expr(c)),
+    );
+  }
+
+  private subscript(node: SgNode, loc: Loc): Expr {
+    const value = node.field("value");
+    if (!value) return this.opaque(node);
+    const subs = node.fieldChildren("subscript").filter((s) => kindOf(s) !== "comment");
+    const index: Expr = subs.length === 1 && subs[0] ? this.expr(subs[0]) : { k: "array", items: subs.map((s) => this.expr(s)), loc };
+    return { k: "index", object: this.expr(value), index, loc };
+  }
+
+  /** `a and b`, `a or b`: as `&&` and `||`. */
+  private booleanOp(node: SgNode, loc: Loc): Expr {
+    const left = node.field("left");
+    const right = node.field("right");
+    if (!left || !right) return this.opaque(node);
+    const op = node.field("operator")?.text() === "and" ? "&&" : "||";
+    return { k: "binary", op, left: this.expr(left), right: this.expr(right), loc };
+  }
+
+  /** `then if test else otherwise`. */
+  private conditional(node: SgNode, loc: Loc): Expr {
+    const [then, test, otherwise] = parts(node);
+    if (!then || !test || !otherwise) return this.opaque(node);
+    return { k: "cond", test: this.expr(test), then: this.expr(then), else: this.expr(otherwise), loc };
+  }
+
+  /**
+   * `name := value`: the binding is an assignment; the expression then reads the variable, so
+   * a call in the value is not seen twice.
+   */
+  private namedExpr(node: SgNode, loc: Loc): Expr {
+    const name = node.field("name");
+    const value = node.field("value");
+    if (!name || !value) return this.opaque(node);
+    this.hoisted.push({
+      k: "assign",
+      target: { k: "var", name: name.text(), loc: locOf(name) },
+      value: this.expr(value),
+      op: "=",
+      loc,
+    });
+    return { k: "var", name: name.text(), loc: locOf(name) };
   }
 
   lvalue(node: SgNode): LValue {
