@@ -34,7 +34,8 @@ export function requireDatasets(command: string, files: readonly string[]): stri
     ? `DATASETS_DIR=${dir}`
     : `${dir} (DATASETS_DIR is unset; the default is ../shared/datasets beside the checkout)`;
   process.stderr.write(
-    `${command}: the labeled datasets ${missing.join(", ")} are not in ${where}. Set DATASETS_DIR to the folder that holds them: DATASETS_DIR=/path/to/datasets npm run ${command}\n`,
+    `${command}: the labeled datasets ${missing.join(", ")} are not in ${where}. Set DATASETS_DIR to the ` +
+      `folder that holds them: DATASETS_DIR=/path/to/datasets npm run ${command}\n`,
   );
   process.exit(2);
 }

@@ -198,25 +198,7 @@ export function scoreJuliet(index: DeclarationIndex, findings: readonly ScoredFi
   const row = (folder: CweFolder): CweResult => {
     let r = rows.get(folder.folder);
     if (!r) {
-      const acc = accepted(folder.cwe);
-      r = {
-        cwe: folder.cwe,
-        folder: folder.folder,
-        label: folder.label,
-        accepted: acc,
-        inScope: scopeCwes(folder.cwe).some((c) => opts.coveredCwes.has(c)),
-        testCases: 0,
-        bad: 0,
-        good: 0,
-        tp: 0,
-        fp: 0,
-        tpr: 0,
-        fpr: 0,
-        score: 0,
-        otherCweFindings: 0,
-        otherCwes: {},
-        rules: {},
-      };
+      r = emptyRow(folder, accepted(folder.cwe), opts.coveredCwes);
       rows.set(folder.folder, r);
     }
     return r;
@@ -247,24 +229,7 @@ export function scoreJuliet(index: DeclarationIndex, findings: readonly ScoredFi
     else cases.set(`${folder.folder}/${testCase}`, { folder, flows: new Set([flow]), hasDispatcher: false });
   }
 
-  for (const [caseKey, unit] of cases) {
-    const r = row(unit.folder);
-    r.testCases++;
-    for (const flow of unit.flows) {
-      const isBad = flow === "bad";
-      if (isBad) r.bad++;
-      else r.good++;
-      const hits = flagged.get(`${caseKey}#${flow}`);
-      if (!hits) continue;
-      if (isBad) r.tp++;
-      else r.fp++;
-      for (const id of hits) {
-        const stat = (r.rules[id] ??= { tp: 0, fp: 0 });
-        if (isBad) stat.tp++;
-        else stat.fp++;
-      }
-    }
-  }
+  for (const [caseKey, unit] of cases) countUnit(row(unit.folder), caseKey, unit, flagged);
   for (const [k, units] of otherFlagged) {
     const [folder, cwe] = k.split("\0") as [string, string];
     const r = rows.get(folder);
@@ -278,6 +243,46 @@ export function scoreJuliet(index: DeclarationIndex, findings: readonly ScoredFi
     r.score = r.tpr - r.fpr;
   }
   return [...rows.values()].sort((a, b) => a.cwe - b.cwe || a.folder.localeCompare(b.folder));
+}
+
+function emptyRow(folder: CweFolder, accepted: number[], coveredCwes: ReadonlySet<number>): CweResult {
+  return {
+    cwe: folder.cwe,
+    folder: folder.folder,
+    label: folder.label,
+    accepted,
+    inScope: scopeCwes(folder.cwe).some((c) => coveredCwes.has(c)),
+    testCases: 0,
+    bad: 0,
+    good: 0,
+    tp: 0,
+    fp: 0,
+    tpr: 0,
+    fpr: 0,
+    score: 0,
+    otherCweFindings: 0,
+    otherCwes: {},
+    rules: {},
+  };
+}
+
+/** Counts a test case's flows into its CWE's row: bad and good functions, and those flagged (per rule too). */
+function countUnit(r: CweResult, caseKey: string, unit: TestCaseUnits, flagged: ReadonlyMap<string, ReadonlySet<string>>): void {
+  r.testCases++;
+  for (const flow of unit.flows) {
+    const isBad = flow === "bad";
+    if (isBad) r.bad++;
+    else r.good++;
+    const hits = flagged.get(`${caseKey}#${flow}`);
+    if (!hits) continue;
+    if (isBad) r.tp++;
+    else r.fp++;
+    for (const id of hits) {
+      const stat = (r.rules[id] ??= { tp: 0, fp: 0 });
+      if (isBad) stat.tp++;
+      else stat.fp++;
+    }
+  }
 }
 
 /** Macro averages over the rows (each CWE weighs the same) and pooled figures. */

@@ -56,7 +56,8 @@ export function parseLabeledCase(file: string, text: string): LabeledCase {
   const header = HEADER.exec(first);
   if (!header || header[1] !== syntax.comment) {
     throw new Error(
-      `${file}: line 1 must be the header "${syntax.comment} ax-bench: vulnerable|safe CWE-<n> — <description>" (with an em dash), found ${JSON.stringify(first.slice(0, 120))}`,
+      `${file}: line 1 must be the header "${syntax.comment} ax-bench: vulnerable|safe CWE-<n> — ` +
+        `<description>" (with an em dash), found ${JSON.stringify(first.slice(0, 120))}`,
     );
   }
   const marked = lines.flatMap((line, i) => (line.includes(SINK_MARKER) ? [i + 1] : []));
@@ -191,6 +192,40 @@ function emptyRow(cwe: number, accepted: number[]): LabeledRow {
   };
 }
 
+/** Counts one case into its CWE's row, from the findings in its file. */
+function countCase(row: LabeledRow, c: LabeledCase, inFile: readonly LabeledFinding[]): void {
+  const hits = inFile.filter((f) => {
+    const cwe = cweNumber(f.cwe_id);
+    return cwe !== null && row.accepted.includes(cwe);
+  });
+  const others = new Set(inFile.filter((f) => !hits.includes(f)).map((f) => f.cwe_id ?? "no CWE"));
+  for (const cwe of others) {
+    const stat = (row.otherCwes[cwe] ??= { vulnerable: 0, safe: 0 });
+    if (c.vulnerable) stat.vulnerable++;
+    else stat.safe++;
+  }
+  const ruleIds = new Set(hits.flatMap(sourcesOf));
+  for (const id of ruleIds) {
+    const stat = (row.rules[id] ??= { tp: 0, fp: 0 });
+    if (c.vulnerable) stat.tp++;
+    else stat.fp++;
+  }
+  if (c.vulnerable) {
+    row.vulnerable++;
+    if (hits.length > 0) {
+      row.tp++;
+      row.detected.push(c.file);
+      if (hits.some((f) => covers(f, c.sinkLine))) row.tpAtSink++;
+    } else row.missed.push(c.file);
+  } else {
+    row.safe++;
+    if (hits.length > 0) {
+      row.fp++;
+      row.flaggedSafe.push(c.file);
+    }
+  }
+}
+
 export function scoreLabeled<F extends LabeledFinding = NormalizedFinding>(
   cases: readonly LabeledCase[],
   findings: readonly F[],
@@ -212,37 +247,7 @@ export function scoreLabeled<F extends LabeledFinding = NormalizedFinding>(
   for (const c of cases) {
     const row = rows.get(c.cwe) ?? emptyRow(c.cwe, accepted(c.cwe));
     rows.set(c.cwe, row);
-    const inFile = byFile.get(c.file) ?? [];
-    const hits = inFile.filter((f) => {
-      const cwe = cweNumber(f.cwe_id);
-      return cwe !== null && row.accepted.includes(cwe);
-    });
-    const others = new Set(inFile.filter((f) => !hits.includes(f)).map((f) => f.cwe_id ?? "no CWE"));
-    for (const cwe of others) {
-      const stat = (row.otherCwes[cwe] ??= { vulnerable: 0, safe: 0 });
-      if (c.vulnerable) stat.vulnerable++;
-      else stat.safe++;
-    }
-    const ruleIds = new Set(hits.flatMap(sourcesOf));
-    for (const id of ruleIds) {
-      const stat = (row.rules[id] ??= { tp: 0, fp: 0 });
-      if (c.vulnerable) stat.tp++;
-      else stat.fp++;
-    }
-    if (c.vulnerable) {
-      row.vulnerable++;
-      if (hits.length > 0) {
-        row.tp++;
-        row.detected.push(c.file);
-        if (hits.some((f) => covers(f, c.sinkLine))) row.tpAtSink++;
-      } else row.missed.push(c.file);
-    } else {
-      row.safe++;
-      if (hits.length > 0) {
-        row.fp++;
-        row.flaggedSafe.push(c.file);
-      }
-    }
+    countCase(row, c, byFile.get(c.file) ?? []);
   }
 
   const sorted = [...rows.values()].sort((a, b) => a.cwe - b.cwe);

@@ -206,7 +206,12 @@ export async function benchApi(opts: { seconds: number; rounds: number; only?: s
     const text = [
       `Generated ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`npm run bench:perf -- api\`. ${machineLine(before, after)}`,
       "",
-      `The API runs as its own process (\`node --import tsx apps/api/src/main.ts\`, what \`npm run start:api\` runs) on a fresh PostgreSQL database and its own Redis queue prefix, seeded through \`@ax/db\` (one scan with ${fmt(SEEDED)} findings). No worker runs, so \`POST /scan\` only records and enqueues. The baseline is a bare Express 5 process answering \`{"hello":"world"}\` (\`bench/perf/hello.ts\`), loaded for ${opts.seconds} s right before each API run. autocannon, ${CONNECTIONS} connections, ${opts.seconds} s per run, ${opts.rounds} round(s), medians shown.`,
+      `The API runs as its own process (\`node --import tsx apps/api/src/main.ts\`, what \`npm run ` +
+        `start:api\` runs) on a fresh PostgreSQL database and its own Redis queue prefix, seeded through ` +
+        `\`@ax/db\` (one scan with ${fmt(SEEDED)} findings). No worker runs, so \`POST /scan\` only records ` +
+        `and enqueues. The baseline is a bare Express 5 process answering \`{"hello":"world"}\` ` +
+        `(\`bench/perf/hello.ts\`), loaded for ${opts.seconds} s right before each API run. autocannon, ` +
+        `${CONNECTIONS} connections, ${opts.seconds} s per run, ${opts.rounds} round(s), medians shown.`,
       "",
       `Environment of the API process: ${Object.entries(BENCH_ENV)
         .map(([k, v]) => `\`${k}=${v}\``)
@@ -219,7 +224,10 @@ export async function benchApi(opts: { seconds: number; rounds: number; only?: s
           `| \`${r.name}\` | ${fmt(r.rps)} | ${fmt(r.base)} | ${fmt(r.ratio * 100)}% | ${r.p50} ms | ${r.p99} ms | ${r.bp99} ms | ${r.non2xx + r.errors} |`,
       ),
       "",
-      "CPU time per request, by process (from /proc, over each run; medians): where each request's cost lands on the two shared cores. \"Everything else\" is the machine's other busy time meanwhile (the kernel's softirq work for loopback traffic, other users' processes). The last column is the bare Express server's own total: its process plus the load generator.",
+      "CPU time per request, by process (from /proc, over each run; medians): where each request's cost " +
+        'lands on the two shared cores. "Everything else" is the machine\'s other busy time meanwhile (the ' +
+        "kernel's softirq work for loopback traffic, other users' processes). The last column is the bare " +
+        "Express server's own total: its process plus the load generator.",
       "",
       `| Endpoint | ${CPU_COLUMNS.join(" | ")} | Total | Bare Express total |`,
       `|---|${CPU_COLUMNS.map(() => "--:").join("|")}|--:|--:|`,
@@ -232,17 +240,30 @@ export async function benchApi(opts: { seconds: number; rounds: number; only?: s
       ),
       "",
       ceiling
-        ? `PostgreSQL's own ceiling in the same run (\`pgbench -n -c ${ceiling.clients} -j 2 -T ${ceiling.seconds}\` against the bench's database, scale 1): **${fmt(ceiling.writeTps)} transactions/s** with \`-N\` (BEGIN; UPDATE a row; SELECT it; INSERT a history row; END — the shape of the PUT's transaction, from a C client), costing ${fmt(ceiling.writeCpuMs, 2)} ms of the machine's CPU per transaction (PostgreSQL and pgbench together; the API idle meanwhile); ${fmt(ceiling.selectTps)}/s with \`-S\` (one primary-key SELECT).${
+        ? `PostgreSQL's own ceiling in the same run (\`pgbench -n -c ${ceiling.clients} -j 2 -T ` +
+          `${ceiling.seconds}\` against the bench's database, scale 1): **${fmt(ceiling.writeTps)}` +
+          ` transactions/s** with \`-N\` (BEGIN; UPDATE a row; SELECT it; INSERT a history row; END — the shape ` +
+          `of the PUT's transaction, from a C client), costing ` +
+          `${fmt(ceiling.writeCpuMs, 2)} ms of the machine's CPU per transaction (PostgreSQL and pgbench ` +
+          `together; the API idle meanwhile); ${fmt(ceiling.selectTps)}/s with \`-S\` (one primary-key SELECT).` +
+          `${
             put
-              ? ` 40% of the bare server's rate is ${fmt(put.base * 0.4)} PUTs/s; ${before.nproc} cores give each of them at most **${fmt((before.nproc * 1000) / (put.base * 0.4), 2)} ms of CPU** across all processes. A PUT costs ${fmt(
+              ? ` 40% of the bare server's rate is ${fmt(put.base * 0.4)} PUTs/s; ${before.nproc} cores give each of ` +
+                `them at most **${fmt((before.nproc * 1000) / (put.base * 0.4), 2)} ms of CPU** across all processes. ` +
+                `A PUT costs ` +
+                `${fmt(
                   Object.values(put.cpu).reduce((a, b) => a + b, 0),
                   2,
-                )} ms now (table above), ${fmt(put.cpu.PostgreSQL ?? 0, 2)} ms of it in PostgreSQL; pgbench's transaction of the same shape costs ${fmt(ceiling.writeCpuMs, 2)} ms and the bare Express request ${fmt(put.bareCpu, 2)} ms.`
+                )}` +
+                ` ms now (table above), ${fmt(put.cpu.PostgreSQL ?? 0, 2)} ms of it in PostgreSQL; pgbench's ` +
+                `transaction of the same shape costs ${fmt(ceiling.writeCpuMs, 2)} ms and the bare Express request ` +
+                `${fmt(put.bareCpu, 2)} ms.`
               : ""
           }`
         : "pgbench is not installed: PostgreSQL's own ceiling was not measured.",
       "",
-      `The PUT runs changed the status of a finding each time (${history.rows[0]?.n ?? "?"} history rows written). API process peak RSS (VmHWM) over the whole run: **${fmt(peak)} MiB**.`,
+      `The PUT runs changed the status of a finding each time (${history.rows[0]?.n ?? "?"} history rows written). ` +
+        `API process peak RSS (VmHWM) over the whole run: **${fmt(peak)} MiB**.`,
       "",
       "| Target | Measured | |",
       "|---|--:|---|",

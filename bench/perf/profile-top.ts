@@ -32,7 +32,10 @@ const area = (url: string): string => {
 for (const n of prof.nodes) {
   const us = selfUs.get(n.id) ?? 0;
   if (!us) continue;
-  const fn = `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.replace(/^.*\/(node_modules|packages|apps)\//, "$1/")}:${n.callFrame.lineNumber + 1}`;
+  const fn =
+    `${n.callFrame.functionName || "(anonymous)"} ` +
+    `${n.callFrame.url.replace(/^.*\/(node_modules|packages|apps)\//, "$1/")}:` +
+    `${n.callFrame.lineNumber + 1}`;
   byFn.set(fn, (byFn.get(fn) ?? 0) + us);
   byArea.set(area(n.callFrame.url), (byArea.get(area(n.callFrame.url)) ?? 0) + us);
 }

@@ -6,7 +6,11 @@ import { machine, repoRoot, type Machine } from "./stack";
 export const DOC = join(repoRoot, "docs/performance.md");
 
 export function machineLine(before: Machine, after: Machine): string {
-  return `Machine: ${before.nproc} cores (\`nproc\`), ${before.memGiB} GiB memory (${before.freeGiB} GiB free at start), Node ${before.node}; load average (1/5/15 min) ${before.load} at start, ${after.load} at end — shared with other users' tests, so only the ratios against the baseline measured in the same run are meaningful.`;
+  return (
+    `Machine: ${before.nproc} cores (\`nproc\`), ${before.memGiB} GiB memory (${before.freeGiB} GiB free at start), Node ` +
+    `${before.node}; load average (1/5/15 min) ${before.load} at start, ${after.load} at end — shared with ` +
+    `other users' tests, so only the ratios against the baseline measured in the same run are meaningful.`
+  );
 }
 
 export function writeSection(name: string, body: string): void {

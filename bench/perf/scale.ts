@@ -58,7 +58,12 @@ export async function benchScale(opts: { repos: number }): Promise<void> {
     const text = [
       `Generated ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`npm run bench:perf -- scale\`. ${machineLine(before, after)}`,
       "",
-      `Queue: ${repos.length} small repositories (about ${Math.round(lines.reduce((a, b) => a + b, 0) / repos.length)} files each: two Java, two C, two Python, two JavaScript and two shell files from the corpus of the scan bench, and a README), all posted at once through the API; the clock runs from the first POST to the last scan completed. Each round starts its worker processes (\`apps/worker/src/main.ts\`, \`WORKER_CONCURRENCY=1\`) first and waits until all are connected to the queue, and uses a new organization, so the analysis cache starts empty every round.`,
+      `Queue: ${repos.length} small repositories (about ${Math.round(lines.reduce((a, b) => a + b, 0) / repos.length)} files each: two Java, ` +
+        `two C, two Python, two JavaScript and two shell files from the corpus of the scan bench, and a ` +
+        `README), all posted at once through the API; the clock runs from the first POST to the last scan ` +
+        `completed. Each round starts its worker processes (\`apps/worker/src/main.ts\`, ` +
+        `\`WORKER_CONCURRENCY=1\`) first and waits until all are connected to the queue, and uses a new ` +
+        `organization, so the analysis cache starts empty every round.`,
       "",
       "| Worker processes | Time for the queue | Scans per minute | Speed-up vs 1 | Peak RSS per worker |",
       "|--:|--:|--:|--:|--:|",
@@ -66,7 +71,14 @@ export async function benchScale(opts: { repos: number }): Promise<void> {
         (r) => `| ${r.workers} | ${fmt(r.ms / 1000, 1)} s | ${fmt(r.perMin, 1)} | ${fmt(r.perMin / one, 2)}× | ${fmt(r.peak)} MiB |`,
       ),
       "",
-      `Target: 4 workers ≥ 3× one worker where cores allow — measured ${fmt(four / one, 2)}× on ${before.nproc} cores: ${before.nproc >= 4 ? verdict(four / one >= 3) : `not reachable here (${before.nproc} cores: a scan is CPU-bound, so more processes than cores only share them; the bound is about ${before.nproc}× minus the API's and PostgreSQL's share)`}.`,
+      `Target: 4 workers ≥ 3× one worker where cores allow — measured ${fmt(four / one, 2)}× on ` +
+        `${before.nproc} cores: ` +
+        `${
+          before.nproc >= 4
+            ? verdict(four / one >= 3)
+            : `not reachable here (${before.nproc} cores: a scan is CPU-bound, so more processes than cores only ` +
+              `share them; the bound is about ${before.nproc}× minus the API's and PostgreSQL's share)`
+        }.`,
     ].join("\n");
     writeSection("scale", text);
   } finally {

@@ -145,15 +145,25 @@ export async function benchScan(opts: { lines: number }): Promise<void> {
     const text = [
       `Generated ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`npm run bench:perf -- scan\`. ${machineLine(before, after)}`,
       "",
-      `Repository: ${fmt(corpus.files)} files, ${fmt(corpus.lines)} lines — ${Object.entries(corpus.byLanguage)
-        .map(([l, v]) => `${l} ${fmt(v.files)} files / ${fmt(v.lines)} lines`)
-        .join(
-          ", ",
-        )} (Java and C from the Juliet suites, Python from the interpreter's standard library, JavaScript from unminified library sources in node_modules, shell from the system's scripts; \`bench/perf/corpus.ts\`), one commit in a git repository under /tmp, scanned as \`${uri.replace(/ax-perf-scan-[^/]+/, "ax-perf-scan-…")}\`.`,
+      `Repository: ${fmt(corpus.files)} files, ${fmt(corpus.lines)} lines — ` +
+        `${Object.entries(corpus.byLanguage)
+          .map(([l, v]) => `${l} ${fmt(v.files)} files / ${fmt(v.lines)} lines`)
+          .join(", ")}` +
+        ` (Java and C from the Juliet suites, Python from the interpreter's standard library, JavaScript from ` +
+        `unminified library sources in node_modules, shell from the system's scripts; ` +
+        `\`bench/perf/corpus.ts\`), one commit in a git repository under /tmp, scanned as \`` +
+        `${uri.replace(/ax-perf-scan-[^/]+/, "ax-perf-scan-…")}\`.`,
       "",
-      "End to end: `POST /api/v2/scan` until `GET /api/v2/scan/{id}` says completed (polled every 100 ms), with the API (`apps/api/src/main.ts`) and one worker process (`apps/worker/src/main.ts`, `WORKER_CONCURRENCY=1`, auto-triage on as by default) on a fresh database, so the first scan finds an empty analysis cache.",
+      "End to end: `POST /api/v2/scan` until `GET /api/v2/scan/{id}` says completed (polled every 100 ms), " +
+        "with the API (`apps/api/src/main.ts`) and one worker process (`apps/worker/src/main.ts`, " +
+        "`WORKER_CONCURRENCY=1`, auto-triage on as by default) on a fresh database, so the first scan finds " +
+        "an empty analysis cache.",
       "",
-      `By hand, in the same run (after one warm-up of the same, so both sides read from the page cache): \`git clone --depth=1 --single-branch --no-tags ${"file://…"}\` (${s(hand.cloneMs)}), file selection (${s(hand.selectMs)}), then each analyzer called directly on the checkout, one after another (\`bench/perf/by-hand.ts\`: the CLI tools started by their adapters with the worker's arguments, the in-process ones called directly): ${hand.analyzers.map((a) => `${a.name} ${s(a.ms)}`).join(", ")}. Sum: **${s(handSum)}**.`,
+      `By hand, in the same run (after one warm-up of the same, so both sides read from the page cache): ` +
+        `\`git clone --depth=1 --single-branch --no-tags ${"file://…"}\` (${s(hand.cloneMs)}), file selection (${s(hand.selectMs)}), then each analyzer ` +
+        `called directly on the checkout, one after another (\`bench/perf/by-hand.ts\`: the CLI tools started ` +
+        `by their adapters with the worker's arguments, the in-process ones called directly): ` +
+        `${hand.analyzers.map((a) => `${a.name} ${s(a.ms)}`).join(", ")}. Sum: **${s(handSum)}**.`,
       "",
       "| Run | Time | Baseline | Ratio | Target | |",
       "|---|--:|--:|--:|--:|---|",
@@ -162,17 +172,24 @@ export async function benchScan(opts: { lines: number }): Promise<void> {
       `| Rescan, ${changed} files (1%) changed | ${s(pct.ms)} | first scan ${s(first.ms)} | ${fmt(pctRatio * 100)}% | ≤ 20% | ${verdict(pctRatio <= 0.2)} |`,
       `| Worker peak RSS (VmHWM, all three scans) | ${fmt(peak)} MiB | | | ≤ 1024 MiB | ${verdict(peak <= 1024)} |`,
       "",
-      "Where the time goes, per phase, as the worker logs it (`phases_ms` of its `scan completed` line; reuse is asking the remote for its commit and reading the stored analysis when nothing needs cloning, clone includes listing the blobs, analyze the file selection, all analyzers and postprocessing, triage the review model's labels, store the database transaction):",
+      "Where the time goes, per phase, as the worker logs it (`phases_ms` of its `scan completed` line; " +
+        "reuse is asking the remote for its commit and reading the stored analysis when nothing needs " +
+        "cloning, clone includes listing the blobs, analyze the file selection, all analyzers and " +
+        "postprocessing, triage the review model's labels, store the database transaction):",
       "",
       `- first scan: ${phaseText(first.id)}`,
       `- same commit: ${phaseText(same.id)}`,
       `- 1% changed: ${phaseText(pct.id)}`,
       "",
-      `Analyzer durations the worker recorded — first scan: ${analyzerRows(first.view)}. Same commit: ${analyzerRows(same.view) || "(results reused)"}. 1% changed: ${analyzerRows(pct.view)}.`,
+      `Analyzer durations the worker recorded — first scan: ${analyzerRows(first.view)}. Same commit: ` +
+        `${analyzerRows(same.view) || "(results reused)"}. 1% changed: ${analyzerRows(pct.view)}.`,
       "",
-      `Findings: first ${first.view.counts?.total ?? "?"}, same commit ${same.view.counts?.total ?? "?"}, 1% changed ${pct.view.counts?.total ?? "?"}. API peak RSS meanwhile ${fmt(apiPeak)} MiB.`,
+      `Findings: first ${first.view.counts?.total ?? "?"}, same commit ${same.view.counts?.total ?? "?"}, ` +
+        `1% changed ${pct.view.counts?.total ?? "?"}. API peak RSS meanwhile ${fmt(apiPeak)} MiB.`,
       "",
-      `Checked against ground truth: the 1% rescan's ${truth.length} findings (rule, file, lines, columns, snippet) are identical to those of a fresh scan of the same commit as a new project in another group, without a kept clone or cached results (${s(fresh.ms)}); the bench fails otherwise.`,
+      `Checked against ground truth: the 1% rescan's ${truth.length} findings (rule, file, lines, columns, ` +
+        `snippet) are identical to those of a fresh scan of the same commit as a new project in another ` +
+        `group, without a kept clone or cached results (${s(fresh.ms)}); the bench fails otherwise.`,
     ].join("\n");
     writeSection("scan", text);
   } finally {

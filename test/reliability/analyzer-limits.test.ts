@@ -107,8 +107,12 @@ it(
 
     report(
       "analyzer-limits",
-      `${tally.figure} scans with a hung analyzer (killed at ANALYZER_TIMEOUT_MS ${TIMEOUT_MS} ms) and two flooding ones (ANALYZER_MAX_OUTPUT_BYTES ${MAX_OUTPUT}, 1 MiB of diagnostics) completed with the other analyzers' ${ref.findings} findings and recorded ${JSON.stringify(notices)}; ` +
-        `scan time max ${Math.max(...durations)} ms; probe processes still alive when the scan ended: up to ${Math.max(...aliveAtEnd)} (SIGKILL follows SIGTERM by 2 s), 5 s later: none, in ${tally.ok} of ${tally.done}`,
+      `${tally.figure} scans with a hung analyzer (killed at ANALYZER_TIMEOUT_MS ${TIMEOUT_MS} ms) and two flooding ` +
+        `ones (ANALYZER_MAX_OUTPUT_BYTES ${MAX_OUTPUT}, 1 MiB of diagnostics) completed with the other ` +
+        `analyzers' ${ref.findings} findings and recorded ${JSON.stringify(notices)}; ` +
+        `scan time max ${Math.max(...durations)} ms; probe processes still alive when the scan ended: up to ` +
+        `${Math.max(...aliveAtEnd)} (SIGKILL follows SIGTERM ` +
+        `by 2 s), 5 s later: none, in ${tally.ok} of ${tally.done}`,
     );
     expect(tally.failures).toEqual([]);
     expect(tally.ok).toBe(N);

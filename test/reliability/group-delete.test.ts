@@ -270,8 +270,11 @@ it(
 
     report(
       "group-delete",
-      `${tally.figure} group hard deletes under concurrent scans (${runningAtDelete} running, ${queuedAtDelete} queued at the delete), scan submissions and triage left no row referencing the group, ` +
-        `${late} had results reappear once the worker was idle, and every deleted scan answered 404; concurrent requests answered PUT finding ${JSON.stringify(statuses["PUT finding"])}, POST /scan ${JSON.stringify(statuses["POST /scan"])}, DELETE ${JSON.stringify(statuses.DELETE)}`,
+      `${tally.figure} group hard deletes under concurrent scans (${runningAtDelete} running, ${queuedAtDelete} queued at the delete), ` +
+        `scan submissions and triage left no row referencing the group, ` +
+        `${late} had results reappear once the worker was idle, and every deleted scan answered 404; ` +
+        `concurrent requests answered PUT finding ${JSON.stringify(statuses["PUT finding"])}, POST /scan ` +
+        `${JSON.stringify(statuses["POST /scan"])}, DELETE ${JSON.stringify(statuses.DELETE)}`,
     );
     expect(tally.failures).toEqual([]);
     expect(tally.ok).toBe(N);

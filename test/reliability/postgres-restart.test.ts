@@ -157,8 +157,13 @@ it(
       .join(", ");
     report(
       "postgres-restart",
-      `${tally.figure} PostgreSQL restarts during processing (${modes.fast} fast, ${modes.immediate} immediate) recovered: ${completedOnce}/${scans} scans completed exactly once with the undisturbed finding set ` +
-        `(API reading again ≤ ${Math.max(...recoverMs)} ms after the restart); worker processes crashed ${fleet.crashes.length} times (replaced a second later, as a supervisor would${fleet.crashes.length ? `: ${[...new Set(fleet.crashes.map((c) => c.replace(/^pid \d+ /, "")))].join("; ")}` : ""}); while PostgreSQL was down: ${down}`,
+      `${tally.figure} PostgreSQL restarts during processing (${modes.fast} fast, ${modes.immediate} immediate) recovered: ` +
+        `${completedOnce}/${scans} scans completed exactly ` +
+        `once with the undisturbed finding set ` +
+        `(API reading again ≤ ${Math.max(...recoverMs)} ms after the restart); worker processes crashed ${fleet.crashes.length} times (replaced a second ` +
+        `later, as a supervisor would` +
+        `${fleet.crashes.length ? `: ${[...new Set(fleet.crashes.map((c) => c.replace(/^pid \d+ /, "")))].join("; ")}` : ""}); while PostgreSQL was ` +
+        `down: ${down}`,
     );
     expect(tally.failures).toEqual([]);
     expect(tally.ok).toBe(N);
@@ -265,7 +270,8 @@ describe("a transaction in flight when PostgreSQL goes down", () => {
       await api.exited;
       report(
         "postgres-transaction-api",
-        `the API process survived ${N - crashes.length}/${N} PostgreSQL stops with a PUT finding's transaction in flight (${[...new Set(crashes)].join("; ") || "no crash"}); that PUT answered ${JSON.stringify(answers)}`,
+        `the API process survived ${N - crashes.length}/${N} PostgreSQL stops with a PUT finding's ` +
+          `transaction in flight (${[...new Set(crashes)].join("; ") || "no crash"}); that PUT answered ${JSON.stringify(answers)}`,
       );
       expect({ crashes, answers }).toEqual({ crashes: [], answers: { "503": N } });
     },
@@ -303,7 +309,9 @@ describe("a transaction in flight when PostgreSQL goes down", () => {
       const crashes = fleet.crashes.slice(before);
       report(
         "postgres-transaction-worker",
-        `no worker process crashed in ${N - stopsWithACrash}/${N} PostgreSQL stops with a scan's results transaction in flight (${crashes.length} crashes${crashes.length ? `: ${[...new Set(crashes.map((c) => c.replace(/^pid \d+ /, "")))].join("; ")}` : ""}); ` +
+        `no worker process crashed in ${N - stopsWithACrash}/${N} PostgreSQL stops with a scan's results ` +
+          `transaction in flight (${crashes.length} crashes` +
+          `${crashes.length ? `: ${[...new Set(crashes.map((c) => c.replace(/^pid \d+ /, "")))].join("; ")}` : ""}); ` +
           `${N - problems.length}/${N} of those scans still completed exactly once (crashed workers replaced a second later, as a supervisor would)`,
       );
       expect({ crashes, problems }).toEqual({ crashes: [], problems: [] });

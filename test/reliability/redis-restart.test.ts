@@ -119,8 +119,13 @@ it(
 
     report(
       "redis-restart",
-      `${tally.figure} Redis restarts during processing (${modes.lossy} losing all data, ${modes.persistent} keeping it) recovered: ${completedOnce}/${scans} scans completed exactly once with the undisturbed finding set; ` +
-        `worker processes crashed ${fleet.crashes.length} times; while Redis was down POST /scan answered ${JSON.stringify(whileDown["POST /scan"])}, GET /scan/{id} ${JSON.stringify(whileDown["GET /scan/{id}"])}, GET /health/ready ${JSON.stringify(whileDown["GET /health/ready"])}`,
+      `${tally.figure} Redis restarts during processing (${modes.lossy} losing all data, ` +
+        `${modes.persistent} keeping it) recovered: ${completedOnce}/${scans} scans completed exactly ` +
+        `once with the undisturbed finding set; ` +
+        `worker processes crashed ${fleet.crashes.length} times; while Redis was down POST /scan answered ` +
+        `${JSON.stringify(whileDown["POST /scan"])}, GET /scan/{id} ` +
+        `${JSON.stringify(whileDown["GET /scan/{id}"])}, GET /health/ready ` +
+        `${JSON.stringify(whileDown["GET /health/ready"])}`,
     );
     expect(tally.failures).toEqual([]);
     expect(tally.ok).toBe(N);

@@ -125,7 +125,8 @@ it(
     report(
       "sigkill",
       `${tally.figure} scans ended exactly once with the undisturbed finding set (${ref.findings} findings, no duplicates; killed during ${where}); ` +
-        `${late} changed state afterwards; ${tally.missed} kills landed after the scan ended (not counted); ${orphans} analyzer processes outlived their SIGKILLed worker (killed by the test); ` +
+        `${late} changed state afterwards; ${tally.missed} kills landed after the scan ended (not counted); ` +
+        `${orphans} analyzer processes outlived their SIGKILLed worker (killed by the test); ` +
         `${workspacesLeft} workspace directories left behind (a worker's start-up sweep removes them once older than the scan time limit)`,
     );
     expect(tally.failures).toEqual([]);

@@ -116,9 +116,13 @@ it(
 
     report(
       "sigterm",
-      `${tally.figure} workers given SIGTERM mid-analyzer exited by the deadline (SHUTDOWN_TIMEOUT_MS ${SHUTDOWN_TIMEOUT_MS} ms + ${EXIT_SLACK_MS} ms; median ${median(exitMs)} ms, max ${Math.max(...exitMs)} ms; exit codes ${JSON.stringify(exitCodes)}) ` +
-        `with ${orphans} analyzer processes left, and their scans were taken over by another worker (median ${median(handBackMs)} ms after SIGTERM, WORKER_LOCK_MS 2000) and ended exactly once; ` +
-        `${workspacesLeft} workspace directories left behind by the stopped workers (a worker's start-up sweep removes them once older than the scan time limit)`,
+      `${tally.figure} workers given SIGTERM mid-analyzer exited by the deadline (SHUTDOWN_TIMEOUT_MS ` +
+        `${SHUTDOWN_TIMEOUT_MS} ms + ${EXIT_SLACK_MS} ms; median ${median(exitMs)} ms, max ` +
+        `${Math.max(...exitMs)} ms; exit codes ${JSON.stringify(exitCodes)}) ` +
+        `with ${orphans} analyzer processes left, and their scans were taken over by another worker (median ` +
+        `${median(handBackMs)} ms after SIGTERM, WORKER_LOCK_MS 2000) and ended exactly once; ` +
+        `${workspacesLeft} workspace directories left behind by the stopped workers (a worker's start-up ` +
+        `sweep removes them once older than the scan time limit)`,
     );
     expect(tally.failures).toEqual([]);
     expect(tally.ok).toBe(N);

@@ -127,7 +127,9 @@ async function main(): Promise<void> {
   await writeFile(join(dirname(docPath), "ai-review-eval.json"), `${JSON.stringify(evaluation, null, 1)}\n`);
   const o = evaluation.overall;
   process.stderr.write(
-    `[ai:eval] ${model.version}: test ROC AUC ${o.auc.toFixed(3)}, FP caught ${(o.fpCaught * 100).toFixed(1)}%, TP dismissed ${(o.tpDismissed * 100).toFixed(1)}%, ECE ${o.ece.toFixed(3)}, p50 ${evaluation.latencyMs.p50.toFixed(3)} ms\n`,
+    `[ai:eval] ${model.version}: test ROC AUC ${o.auc.toFixed(3)}, FP caught ` +
+      `${(o.fpCaught * 100).toFixed(1)}%, TP dismissed ${(o.tpDismissed * 100).toFixed(1)}%, ECE ` +
+      `${o.ece.toFixed(3)}, p50 ${evaluation.latencyMs.p50.toFixed(3)} ms\n`,
   );
 }
 

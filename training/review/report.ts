@@ -43,7 +43,9 @@ function groupTable(title: string, rows: Record<string, GroupFigures>, minExampl
   for (const [k, g] of Object.entries(rows)) {
     if (g.examples < minExamples) continue;
     out.push(
-      `| ${k} | ${g.examples} | ${g.truePositives} / ${g.falsePositives} | ${num(g.auc)} | ${pct(g.truePositive.precision)} / ${pct(g.truePositive.recall)} | ${pct(g.falsePositive.precision)} / ${pct(g.falsePositive.recall)} | ${pct(g.tpDismissed)} | ${num(g.ece)} |`,
+      `| ${k} | ${g.examples} | ${g.truePositives} / ${g.falsePositives} | ${num(g.auc)} | ` +
+        `${pct(g.truePositive.precision)} / ${pct(g.truePositive.recall)} | ${pct(g.falsePositive.precision)} / ` +
+        `${pct(g.falsePositive.recall)} | ${pct(g.tpDismissed)} | ${num(g.ece)} |`,
     );
   }
   return out;
@@ -56,7 +58,9 @@ export function renderEvaluation(ev: Evaluation): string {
   const hp = (ev.training.hyperParameters ?? {}) as Record<string, unknown>;
   const small = Object.values(ev.byCwe).filter((g) => g.examples < 20).length;
   const lines = [
-    `Model **${ev.model}**, evaluated on the test split: ${ev.split.test} findings from ${ev.split.testGroups} test case families the model and its calibration never saw (the training side — training, out-of-fold calibration and threshold — has ${ev.split.train}). Node ${ev.node}.`,
+    `Model **${ev.model}**, evaluated on the test split: ${ev.split.test} findings from ${ev.split.testGroups} test case families the ` +
+      `model and its calibration never saw (the training side — training, out-of-fold calibration and ` +
+      `threshold — has ${ev.split.train}). Node ${ev.node}.`,
     "",
     "| Target (issue 4) | Required | Measured | |",
     "|---|--:|--:|---|",
@@ -66,9 +70,21 @@ export function renderEvaluation(ev: Evaluation): string {
     `| Expected calibration error (confidence of the returned class, 10 bins) | ≤ ${t.ece} | ${num(o.ece)} | ${verdict(o.ece <= t.ece)} |`,
     `| Inference p50 (features + score + calibration, in process) | < ${t.p50Ms} ms | ${num(ev.latencyMs.p50)} ms | ${verdict(ev.latencyMs.p50 < t.p50Ms)} |`,
     "",
-    `Operating threshold: p(TRUE_POSITIVE) < ${num(ev.threshold, 4)} → FALSE_POSITIVE, i.e. the more probable class under the calibrated probability (how this rule was chosen is told above, under "How these figures were reached"). On the training side's out-of-fold predictions (${String(hp.folds ?? "?")} folds by test case family) this labels ${pct(Number((ev.training.outOfFold as { fpCaught?: number } | undefined)?.fpCaught))} of false positives FALSE_POSITIVE and ${pct(Number((ev.training.outOfFold as { tpDismissed?: number } | undefined)?.tpDismissed))} of true positives. Latency over ${ev.latencyMs.samples} reviews: p50 ${num(ev.latencyMs.p50)} ms, p95 ${num(ev.latencyMs.p95)} ms, p99 ${num(ev.latencyMs.p99)} ms. Calibration error of p(TRUE_POSITIVE) itself over [0, 1]: ${num(ev.probabilityEce)}.`,
+    `Operating threshold: p(TRUE_POSITIVE) < ${num(ev.threshold, 4)} → FALSE_POSITIVE, i.e. the more ` +
+      `probable class under the calibrated probability (how this rule was chosen is told above, under "How ` +
+      `these figures were reached"). On the training side's out-of-fold predictions (` +
+      `${String(hp.folds ?? "?")} folds by test case family) this labels ` +
+      `${pct(Number((ev.training.outOfFold as { fpCaught?: number } | undefined)?.fpCaught))} of false ` +
+      `positives FALSE_POSITIVE and ` +
+      `${pct(Number((ev.training.outOfFold as { tpDismissed?: number } | undefined)?.tpDismissed))} of true ` +
+      `positives. Latency over ${ev.latencyMs.samples} reviews: p50 ${num(ev.latencyMs.p50)} ms, p95 ` +
+      `${num(ev.latencyMs.p95)} ms, p99 ${num(ev.latencyMs.p99)} ms. Calibration error of ` +
+      `p(TRUE_POSITIVE) itself over [0, 1]: ${num(ev.probabilityEce)}.`,
     "",
-    `What no model of this input can separate: ${ev.ambiguity.identicalToATruePositive} of the ${ev.ambiguity.falsePositives} false positives in the data (${pct(ev.ambiguity.identicalToATruePositive / Math.max(1, ev.ambiguity.falsePositives))}) have exactly the same review input, after masking, as a true positive (typically a sink whose callers could not be found by name in the same directory).`,
+    `What no model of this input can separate: ${ev.ambiguity.identicalToATruePositive} of the ${ev.ambiguity.falsePositives} false positives in the ` +
+      `data (${pct(ev.ambiguity.identicalToATruePositive / Math.max(1, ev.ambiguity.falsePositives))}) have exactly the same ` +
+      `review input, after masking, as a true positive (typically a sink whose callers could not be found ` +
+      `by name in the same directory).`,
     "",
     "Trade-off on the test split:",
     "",
@@ -97,11 +113,14 @@ export function renderEvaluation(ev: Evaluation): string {
     "",
     ...groupTable("Source", ev.bySource),
     "",
-    `Per CWE (CWE of the finding; AUC is undefined where the test split has one class only${small > 0 ? `; ${small} CWEs with fewer than 20 test findings are listed too, read them with care` : ""}):`,
+    `Per CWE (CWE of the finding; AUC is undefined where the test split has one class only` +
+      `${small > 0 ? `; ${small} CWEs with fewer than 20 test findings are listed too, read them with care` : ""}):`,
     "",
     ...groupTable("CWE", ev.byCwe),
     "",
-    `Training side: ${JSON.stringify(ev.training.train)}; out-of-fold ROC AUC ${num(Number(ev.training.outOfFoldAuc))}; hyper-parameters ${JSON.stringify(hp)}; data sha256 \`${String(ev.training.dataSha256 ?? "").slice(0, 16)}…\`.`,
+    `Training side: ${JSON.stringify(ev.training.train)}; out-of-fold ROC AUC ` +
+      `${num(Number(ev.training.outOfFoldAuc))}; hyper-parameters ${JSON.stringify(hp)}; data sha256 \`` +
+      `${String(ev.training.dataSha256 ?? "").slice(0, 16)}…\`.`,
   ];
   return lines.join("\n");
 }

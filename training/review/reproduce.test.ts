@@ -31,10 +31,18 @@ it("adds reviewers' votes (ax admin export-feedback) to the training data", asyn
   const dir = mkdtempSync(join(tmpdir(), "ax-votes-"));
   try {
     const votes = join(dir, "votes.jsonl");
-    writeFileSync(
-      votes,
-      `${JSON.stringify({ source: "feedback", group: "feedback/r1", label: 0, cwe_id: "CWE-89", file: "a.java", line: 3, analyzer: "review-api", rule_id: "", code: "q()" })}\n`,
-    );
+    const vote = {
+      source: "feedback",
+      group: "feedback/r1",
+      label: 0,
+      cwe_id: "CWE-89",
+      file: "a.java",
+      line: 3,
+      analyzer: "review-api",
+      rule_id: "",
+      code: "q()",
+    };
+    writeFileSync(votes, `${JSON.stringify(vote)}\n`);
     const base = await loadExamples(DEFAULT_EXAMPLES);
     const merged = await allExamples(DEFAULT_EXAMPLES, votes);
     expect(merged.length).toBe(base.length + 1);

@@ -192,7 +192,14 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const code = pgErrorCode(err);
   if (code && UNAVAILABLE_CODES.has(code)) return true;
   const message = err instanceof Error ? err.message : "";
-  return /Connection terminated|connection (?:is )?(?:closed|ended|refused)|Client has encountered a connection error|timeout exceeded when trying to connect|the database system is (?:starting up|shutting down)/i.test(
-    message,
-  );
+  return UNAVAILABLE_MESSAGE.test(message);
 }
+
+/** What node-postgres and PostgreSQL say when the server cannot be reached or is not accepting connections. */
+const UNAVAILABLE_MESSAGE = new RegExp(
+  [
+    /Connection terminated|connection (?:is )?(?:closed|ended|refused)|Client has encountered a connection error/.source,
+    /timeout exceeded when trying to connect|the database system is (?:starting up|shutting down)/.source,
+  ].join("|"),
+  "i",
+);

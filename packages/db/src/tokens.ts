@@ -93,7 +93,8 @@ export async function authenticate(db: Db, token: string): Promise<Principal | n
     .select(
       sql<
         Principal["memberships"]
-      >`(select coalesce(json_agg(json_build_object('organization_id', m.organization_id, 'name', o.name, 'role', m.role) order by o.created_at, o.id), '[]'::json)
+      >`(select coalesce(json_agg(json_build_object('organization_id', m.organization_id, 'name', o.name, 'role', m.role)
+          order by o.created_at, o.id), '[]'::json)
         from memberships m join organizations o on o.id = m.organization_id where m.user_id = t.user_id)`.as("u_memberships"),
     )
     .where("t.token_hash", "=", hash)

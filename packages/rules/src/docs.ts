@@ -43,7 +43,9 @@ export function renderRulesMarkdown(rules: RuleMeta[] = loadRules()): string {
     for (const r of [...list].sort((a, b) => a.id.localeCompare(b.id))) {
       const cweNum = r.cwe.replace(/^CWE-/, "");
       lines.push(
-        `| \`${r.id}\` | [${r.cwe}](https://cwe.mitre.org/data/definitions/${cweNum}.html) ${cell(r.cwe_name)} | ${cell(r.owasp)} | ${r.severity} | ${r.confidence} | ${cell(r.title)} | ${hasFix(r) ? "yes" : ""} |`,
+        `| \`${r.id}\` | [${r.cwe}](https://cwe.mitre.org/data/definitions/${cweNum}.html) ` +
+          `${cell(r.cwe_name)} | ${cell(r.owasp)} | ${r.severity} | ${r.confidence} | ${cell(r.title)} | ` +
+          `${hasFix(r) ? "yes" : ""} |`,
       );
     }
     lines.push("");

@@ -247,7 +247,8 @@ class Scenario {
           );
         this.failed = true;
         totals.decisionFailures.push(
-          `${this.where()}: scan ${s.scanId} of ${branch}, ${where} on line #${line.id} ${JSON.stringify(line.text.trim())}: expected ${expected} (${because}), was ${row.status}`,
+          `${this.where()}: scan ${s.scanId} of ${branch}, ${where} on line #${line.id} ` +
+            `${JSON.stringify(line.text.trim())}: expected ${expected} (${because}), was ${row.status}`,
         );
       }
     }
@@ -347,8 +348,10 @@ describe("rescans on real repositories", () => {
       } finally {
         const t = totals;
         process.stdout.write(
-          `rescan property: seed ${SEED}, ${t.runs} runs of ${ROUNDS} rounds, ${t.scans} scans (${t.concurrent} pairs at once), ${t.compared} reported findings ` +
-            `compared with fresh scans; decisions: ${t.decisions} made, ${t.checked} findings checked (${t.decided} with a decision), ${t.ambiguous} skipped as ambiguous, ` +
+          `rescan property: seed ${SEED}, ${t.runs} runs of ${ROUNDS} rounds, ${t.scans} scans (${t.concurrent} pairs at once), ` +
+            `${t.compared} reported findings ` +
+            `compared with fresh scans; decisions: ${t.decisions} made, ${t.checked} findings checked (` +
+            `${t.decided} with a decision), ${t.ambiguous} skipped as ambiguous, ` +
             `${t.decisionFailures.length} not on their line; ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
         );
       }

@@ -9,8 +9,13 @@ import type { HistoryTurn, Route, SpecialistName } from "./types";
 type Feature = [RegExp, number];
 
 // Words that make a question about a class of weakness rather than security in general.
-const WEAKNESS_WORDS =
-  /\bcwe\b|\bweakness|\binjection\b|\boverflow\b|\btraversal\b|\bforgery\b|\bscripting\b|\brace condition\b|\buse[- ]after[- ]free\b|\bnull (?:pointer|dereference)\b|\bidor\b|\bredos\b|\bprototype pollution\b|\bclickjacking\b|\bdeserializ|\bopen redirect/;
+const WEAKNESS_WORDS = new RegExp(
+  [
+    /\bcwe\b|\bweakness|\binjection\b|\boverflow\b|\btraversal\b|\bforgery\b|\bscripting\b|\brace condition\b/.source,
+    /\buse[- ]after[- ]free\b|\bnull (?:pointer|dereference)\b|\bidor\b|\bredos\b|\bprototype pollution\b/.source,
+    /\bclickjacking\b|\bdeserializ|\bopen redirect/.source,
+  ].join("|"),
+);
 
 const FEATURES: Record<SpecialistName, Feature[]> = {
   identity: [

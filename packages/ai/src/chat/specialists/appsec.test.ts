@@ -26,8 +26,9 @@ describe("appsecSpecialist offline", () => {
     const text = await answer(context("how should I store passwords?"));
     expect(text).toMatch(/^## Password storage\n/);
     expect(text).toMatch(/Argon2id/);
-    expect(text).toMatch(
-      /### Related weaknesses\n- \[CWE-916: Use of Password Hash With Insufficient Computational Effort\]\(https:\/\/cwe\.mitre\.org\/data\/definitions\/916\.html\)/,
+    expect(text).toContain(
+      "### Related weaknesses\n- [CWE-916: Use of Password Hash With Insufficient Computational Effort]" +
+        "(https://cwe.mitre.org/data/definitions/916.html)",
     );
     expect(text).toMatch(/\*\*References:\*\* \[Password Storage Cheat Sheet \\\(OWASP\\\)\]\(https:\/\/cheatsheetseries\.owasp\.org\//);
   });

@@ -129,7 +129,8 @@ export function unknownIdLine(id: string): string {
 export const NO_MATCH = [
   `I could not find a weakness in ${CATALOGUE} that matches this question, and I would rather not guess.`,
   "",
-  'If you know the CWE id, ask with it — for example "what is CWE-79?" — or name the weakness in other words ("SQL injection", "path traversal", "hard-coded password").',
+  'If you know the CWE id, ask with it — for example "what is CWE-79?" — or name the weakness in other ' +
+    'words ("SQL injection", "path traversal", "hard-coded password").',
 ];
 
 /** What the catalogue says about the question: entries to explain, ids it lacks, close alternatives. */

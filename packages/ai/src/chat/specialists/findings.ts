@@ -65,7 +65,9 @@ function header(ctx: SpecialistContext, scan: ScanSummary): string[] {
   const lines = [
     `### Scan of ${inlineCode(clip(scan.git_uri, 300))}`,
     "",
-    `- **Scan:** ${inlineCode(scan.scan_id)} — **${escapeInline(scan.state)}**, created ${formatTime(scan.created_at)}${scan.finished_at ? `, finished ${formatTime(scan.finished_at)}` : ""}`,
+    `- **Scan:** ${inlineCode(scan.scan_id)} — **${escapeInline(scan.state)}**, created ` +
+      `${formatTime(scan.created_at)}` +
+      `${scan.finished_at ? `, finished ${formatTime(scan.finished_at)}` : ""}`,
     `- **Branch:** ${scan.branch ? inlineCode(clip(scan.branch, 120)) : "default"} · **Commit:** ${scan.commit ? inlineCode(scan.commit.slice(0, 7)) : "—"}`,
     `- **Group:** ${escapeInline(scan.group_name)}${ctx.groupId ? " (this chat is limited to this group)" : ""}`,
   ];

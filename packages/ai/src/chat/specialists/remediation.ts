@@ -52,7 +52,9 @@ function steps(f: FindingSummary): string[] {
   const out = [`Open ${inlineCode(f.file)} at line ${f.start_line}.`];
   if (f.fix_diff?.trim()) {
     out.push(
-      `Apply the suggested fix at the repository root (${inlineCode("git apply")}); ${inlineCode(fixUrl)} with ${inlineCode("Accept: text/x-diff")} returns it as a file. Review it before committing.`,
+      `Apply the suggested fix at the repository root (${inlineCode("git apply")}); ${inlineCode(fixUrl)} with ` +
+        `${inlineCode("Accept: text/x-diff")} returns it as a file. ` +
+        `Review it before committing.`,
     );
   } else {
     out.push("Change the code as described under *How to fix*; keep the change to the flagged lines where you can.");
@@ -61,7 +63,9 @@ function steps(f: FindingSummary): string[] {
   if (f.cwe_id) out.push(`Look for the same pattern elsewhere: ask *is ${escapeInline(f.cwe_id)} in my last scan?*`);
   out.push(`Scan the branch again (${inlineCode("POST /api/v2/scan")}) to confirm the finding is gone.`);
   out.push(
-    `If it is not a real issue, mark it: ${inlineCode(`PUT /api/v2/scan/${f.scan_id}/finding/${f.finding_id}`)} with ${inlineCode('{"status": "FALSE POSITIVE", "reason": "…"}')}.`,
+    `If it is not a real issue, mark it: ` +
+      `${inlineCode(`PUT /api/v2/scan/${f.scan_id}/finding/${f.finding_id}`)} with ` +
+      `${inlineCode('{"status": "FALSE POSITIVE", "reason": "…"}')}.`,
   );
   return out.map((s, i) => `${i + 1}. ${s}`);
 }
