@@ -103,23 +103,19 @@ export function lexComments(text: string, syntax: Syntax, from = 0, to = text.le
   const comments: Span[] = [];
   const stack: Frame[] = [{ kind: "code", opener: null, closer: null, depth: 0 }];
   let heredocs: Heredoc[] = [];
-  let lastChar = "";
-  let lastWord = "";
+  const prev: Previous = { char: "", word: "" };
   let i = from;
   while (i < to) {
     const top = stack[stack.length - 1] as Frame;
     const c = text[i] as string;
     if (top.kind === "literal") {
       i = literalStep(text, i, top.literal, stack);
-      if (stack[stack.length - 1] !== top) lastChar = "a";
+      if (stack[stack.length - 1] !== top) prev.char = "a";
       continue;
     }
     if (c === "\n") {
-      i++;
-      if (heredocs.length > 0) {
-        i = skipHeredocBodies(text, i, to, heredocs);
-        heredocs = [];
-      }
+      i = heredocs.length > 0 ? skipHeredocBodies(text, i + 1, to, heredocs) : i + 1;
+      heredocs = [];
       continue;
     }
     if (syntax.stop && stack.length === 1 && text.startsWith(syntax.stop, i)) return { comments, end: i };
@@ -131,65 +127,30 @@ export function lexComments(text: string, syntax: Syntax, from = 0, to = text.le
         continue;
       }
     }
-    const block = syntax.block.find((b) => text.startsWith(b.open, i) && (!b.lineStart || atLineStart(text, i)));
-    if (block) {
-      const end = blockEnd(text, i, to, block);
-      comments.push({ start: i, end });
-      i = end;
+    const comment = commentAt(text, i, to, syntax);
+    if (comment) {
+      comments.push(comment);
+      i = comment.end;
       continue;
     }
-    const line = syntax.line.find(
-      (l) =>
-        text.startsWith(l.open, i) &&
-        (!l.after || i === 0 || text[i - 1] === "\n" || l.after.test(text[i - 1] as string)) &&
-        (!l.lineStart || atLineStart(text, i)) &&
-        (!l.notFollowedBy || !text.startsWith(l.notFollowedBy, i + l.open.length)),
-    );
-    if (line) {
-      let end = lineEnd(text, i, to);
-      if (syntax.stop) {
-        const stop = text.indexOf(syntax.stop, i);
-        if (stop !== -1 && stop < end) end = stop;
-      }
-      comments.push({ start: i, end });
-      i = end;
+    const opener = syntax.heredoc && c === "<" ? heredocAt(text, i, syntax.heredoc) : null;
+    if (opener) {
+      heredocs.push(opener.heredoc);
+      i = opener.end;
       continue;
     }
-    if (syntax.heredoc && c === "<") {
-      const re = HEREDOC[syntax.heredoc];
-      re.lastIndex = i;
-      const m = re.exec(text);
-      if (m) {
-        const indent = syntax.heredoc === "shell" ? (m[1] ? "tabs" : "none") : syntax.heredoc === "ruby" ? (m[1] ? "any" : "none") : "any";
-        heredocs.push({ delimiter: m[2] || m[3] || m[4] || "", indent });
-        i = re.lastIndex;
-        continue;
-      }
-    }
-    if (syntax.raw) {
-      const end = rawStringEnd(text, i, to, syntax.raw);
-      if (end !== null) {
-        i = end;
-        lastChar = "a";
-        continue;
-      }
-    }
-    if (syntax.regex && c === "/" && (REGEX_AFTER.has(lastChar) || REGEX_AFTER_WORD.has(lastWord))) {
-      const end = regexEnd(text, i, to);
-      if (end !== null) {
-        i = end;
-        lastChar = "a";
-        lastWord = "";
-        continue;
-      }
+    const tokenEnd = opaqueTokenEnd(text, i, to, syntax, prev);
+    if (tokenEnd !== null) {
+      i = tokenEnd;
+      continue;
     }
     const literal = syntax.literals.find((l) => text.startsWith(l.open, i) && (!l.after || i === 0 || l.after.test(text[i - 1] as string)));
     if (literal) {
       if (literal.char) {
         const end = charEnd(text, i, to, literal);
         i = end ?? i + literal.open.length;
-        lastChar = end === null ? literal.open : "a";
-        lastWord = "";
+        prev.char = end === null ? literal.open : "a";
+        prev.word = "";
         continue;
       }
       stack.push({ kind: "literal", literal });
@@ -199,18 +160,75 @@ export function lexComments(text: string, syntax: Syntax, from = 0, to = text.le
     WORD.lastIndex = i;
     const word = WORD.exec(text);
     if (word) {
-      lastWord = word[0];
-      lastChar = "a";
+      prev.word = word[0];
+      prev.char = "a";
       i += word[0].length;
       continue;
     }
     if (!/\s/.test(c)) {
-      lastChar = c;
-      lastWord = "";
+      prev.char = c;
+      prev.word = "";
     }
     i++;
   }
   return { comments, end: to };
+}
+
+/** What came before in code: a `/` after these starts a regular expression, not a division. */
+interface Previous {
+  /** The last non-space character ("a" for a word, a string or a regular expression). */
+  char: string;
+  word: string;
+}
+
+/** Where a raw string or a regular expression starting at i ends (updating `prev`), or null. */
+function opaqueTokenEnd(text: string, i: number, to: number, syntax: Syntax, prev: Previous): number | null {
+  if (syntax.raw) {
+    const end = rawStringEnd(text, i, to, syntax.raw);
+    if (end !== null) {
+      prev.char = "a";
+      return end;
+    }
+  }
+  if (syntax.regex && text[i] === "/" && (REGEX_AFTER.has(prev.char) || REGEX_AFTER_WORD.has(prev.word))) {
+    const end = regexEnd(text, i, to);
+    if (end !== null) {
+      prev.char = "a";
+      prev.word = "";
+      return end;
+    }
+  }
+  return null;
+}
+
+/** A block or line comment starting at i (a line comment ends at the syntax's `stop` too), or null. */
+function commentAt(text: string, i: number, to: number, syntax: Syntax): Span | null {
+  const block = syntax.block.find((b) => text.startsWith(b.open, i) && (!b.lineStart || atLineStart(text, i)));
+  if (block) return { start: i, end: blockEnd(text, i, to, block) };
+  const line = syntax.line.find(
+    (l) =>
+      text.startsWith(l.open, i) &&
+      (!l.after || i === 0 || text[i - 1] === "\n" || l.after.test(text[i - 1] as string)) &&
+      (!l.lineStart || atLineStart(text, i)) &&
+      (!l.notFollowedBy || !text.startsWith(l.notFollowedBy, i + l.open.length)),
+  );
+  if (!line) return null;
+  let end = lineEnd(text, i, to);
+  if (syntax.stop) {
+    const stop = text.indexOf(syntax.stop, i);
+    if (stop !== -1 && stop < end) end = stop;
+  }
+  return { start: i, end };
+}
+
+/** A heredoc opener at i: the heredoc (its body starts on the next line) and where the opener ends; or null. */
+function heredocAt(text: string, i: number, kind: NonNullable<Syntax["heredoc"]>): { heredoc: Heredoc; end: number } | null {
+  const re = HEREDOC[kind];
+  re.lastIndex = i;
+  const m = re.exec(text);
+  if (!m) return null;
+  const indent = kind === "shell" ? (m[1] ? "tabs" : "none") : kind === "ruby" ? (m[1] ? "any" : "none") : "any";
+  return { heredoc: { delimiter: m[2] || m[3] || m[4] || "", indent }, end: re.lastIndex };
 }
 
 /** One step inside a literal; pops it at its closer and pushes a code frame at an interpolation. */
