@@ -81,11 +81,8 @@ function isShellScript(f: string): boolean {
   }
 }
 
-/** The large mixed repository (about `total` lines), committed once on main. */
-export function buildLargeRepo(scratch: string, total: number): Corpus {
-  const dir = join(scratch, "large");
-  const src = join(scratch, "src");
-  mkdirSync(src, { recursive: true });
+/** A few CWE folders of Juliet Java and Juliet C/C++ from the datasets, unpacked under `src`. */
+function unpackJuliet(src: string): void {
   // A few CWE folders of each suite are plenty (and unpacking all of Juliet C costs a minute).
   const javaCwes = [
     "CWE89_SQL_Injection",
@@ -113,6 +110,14 @@ export function buildLargeRepo(scratch: string, total: number): Corpus {
     ["-xzf", join(datasets, JULIET_C_ARCHIVE), "-C", join(src, "c"), "./testcasesupport", ...cCwes.map((c) => `./testcases/${c}`)],
     { stdio: "ignore" },
   );
+}
+
+/** The large mixed repository (about `total` lines), committed once on main. */
+export function buildLargeRepo(scratch: string, total: number): Corpus {
+  const dir = join(scratch, "large");
+  const src = join(scratch, "src");
+  mkdirSync(src, { recursive: true });
+  unpackJuliet(src);
   const share = (f: number) => Math.round(total * f);
   const byLanguage: Corpus["byLanguage"] = {};
   const javaRoot = join(src, "src");

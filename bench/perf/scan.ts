@@ -10,7 +10,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildLargeRepo, changeFraction } from "./corpus";
 import { fmt, machine, machineLine, verdict, writeSection } from "./report";
-import { api, createBenchStack, repoRoot, scanPhases, startApiProc, startWorkerProc, waitScan, type ScanView } from "./stack";
+import {
+  api,
+  createBenchStack,
+  repoRoot,
+  scanPhases,
+  startApiProc,
+  startWorkerProc,
+  waitScan,
+  type BenchStack,
+  type Machine,
+  type ScanView,
+} from "./stack";
 
 const s = (ms: number) => `${fmt(ms / 1000, 2)} s`;
 
@@ -89,7 +100,6 @@ export async function benchScan(opts: { lines: number }): Promise<void> {
       workerLog,
     );
     procs.push(worker);
-    const token = stack.tenant.token;
 
     // Warm the page cache for both sides alike: the by-hand run reads every file first.
     byHand(uri, scratch);
@@ -98,103 +108,134 @@ export async function benchScan(opts: { lines: number }): Promise<void> {
     process.stderr.write(
       `by hand: clone ${s(hand.cloneMs)} + ${hand.analyzers.map((a) => `${a.name} ${s(a.ms)}`).join(" + ")} = ${s(handSum)}\n`,
     );
-
-    const first = await scanOnce(apiProc.base, token, uri);
-    process.stderr.write(`first scan: ${s(first.ms)} (${JSON.stringify(first.view.counts)})\n`);
-    const same = await scanOnce(apiProc.base, token, uri);
-    process.stderr.write(`same commit: ${s(same.ms)}\n`);
-    const changed = changeFraction(corpus.dir, 0.01, "perf-bench change");
-    const pct = await scanOnce(apiProc.base, token, uri);
-    process.stderr.write(`1% changed (${changed} files): ${s(pct.ms)}\n`);
-    // Ground truth for what the rescan timed: the same commit scanned as a new project (another
-    // group: no kept clone, no cached results), whose findings must be the same.
-    const { group_id: freshGroup } = await api<{ group_id: string }>(
-      apiProc.base,
-      token,
-      "POST",
-      `/organization/${stack.tenant.organization_id}/group`,
-      { name: "perf-fresh" },
-    );
-    const fresh = await scanOnce(apiProc.base, token, uri, freshGroup);
-    const [rescanned, truth] = await Promise.all([findingKeys(apiProc.base, token, pct.id), findingKeys(apiProc.base, token, fresh.id)]);
-    const differ = rescanned.filter((k) => !truth.includes(k)).length + truth.filter((k) => !rescanned.includes(k)).length;
-    if (differ > 0 || pct.view.commit !== fresh.view.commit)
-      throw new Error(`the 1% rescan's findings differ from a fresh scan of ${fresh.view.commit ?? "?"} (${differ} differ)`);
-    process.stderr.write(`fresh scan of the same commit: ${s(fresh.ms)}, ${truth.length} findings, identical\n`);
+    const runs = await timeScans(stack, apiProc.base, uri, corpus.dir);
     const peak = worker.peakRssMiB();
-    const phases = scanPhases(workerLog);
-    const phaseText = (id: string) => {
-      const p = phases.get(id);
-      return p
-        ? ["reuse", "clone", "analyze", "triage", "cleanup", "store"]
-            .filter((k) => p[`${k}_ms`] !== undefined)
-            .map((k) => `${k} ${s(p[`${k}_ms`] ?? 0)}`)
-            .join(", ")
-        : "(not logged)";
-    };
     const apiPeak = apiProc.peakRssMiB();
     const after = machine();
-
-    const ratio = first.ms / handSum;
-    const sameRatio = same.ms / first.ms;
-    const pctRatio = pct.ms / first.ms;
-    const analyzerRows = (v: ScanView) =>
-      (v.analyzers ?? [])
-        .map((a) => `${a.name} ${s(a.duration_ms)}${a.cached_files ? ` (${a.cached_files}/${a.files} files cached)` : ""}`)
-        .join(", ");
-    const text = [
-      `Generated ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`npm run bench:perf -- scan\`. ${machineLine(before, after)}`,
-      "",
-      `Repository: ${fmt(corpus.files)} files, ${fmt(corpus.lines)} lines — ` +
-        `${Object.entries(corpus.byLanguage)
-          .map(([l, v]) => `${l} ${fmt(v.files)} files / ${fmt(v.lines)} lines`)
-          .join(", ")}` +
-        ` (Java and C from the Juliet suites, Python from the interpreter's standard library, JavaScript from ` +
-        `unminified library sources in node_modules, shell from the system's scripts; ` +
-        `\`bench/perf/corpus.ts\`), one commit in a git repository under /tmp, scanned as \`` +
-        `${uri.replace(/ax-perf-scan-[^/]+/, "ax-perf-scan-…")}\`.`,
-      "",
-      "End to end: `POST /api/v2/scan` until `GET /api/v2/scan/{id}` says completed (polled every 100 ms), " +
-        "with the API (`apps/api/src/main.ts`) and one worker process (`apps/worker/src/main.ts`, " +
-        "`WORKER_CONCURRENCY=1`, auto-triage on as by default) on a fresh database, so the first scan finds " +
-        "an empty analysis cache.",
-      "",
-      `By hand, in the same run (after one warm-up of the same, so both sides read from the page cache): ` +
-        `\`git clone --depth=1 --single-branch --no-tags ${"file://…"}\` (${s(hand.cloneMs)}), file selection (${s(hand.selectMs)}), then each analyzer ` +
-        `called directly on the checkout, one after another (\`bench/perf/by-hand.ts\`: the CLI tools started ` +
-        `by their adapters with the worker's arguments, the in-process ones called directly): ` +
-        `${hand.analyzers.map((a) => `${a.name} ${s(a.ms)}`).join(", ")}. Sum: **${s(handSum)}**.`,
-      "",
-      "| Run | Time | Baseline | Ratio | Target | |",
-      "|---|--:|--:|--:|--:|---|",
-      `| First scan, end to end | ${s(first.ms)} | by-hand sum ${s(handSum)} | ${fmt(ratio, 2)}× | ≤ 1.25× | ${verdict(ratio <= 1.25)} |`,
-      `| Rescan, same commit | ${s(same.ms)} | first scan ${s(first.ms)} | ${fmt(sameRatio * 100)}% | ≤ 10% | ${verdict(sameRatio <= 0.1)} |`,
-      `| Rescan, ${changed} files (1%) changed | ${s(pct.ms)} | first scan ${s(first.ms)} | ${fmt(pctRatio * 100)}% | ≤ 20% | ${verdict(pctRatio <= 0.2)} |`,
-      `| Worker peak RSS (VmHWM, all three scans) | ${fmt(peak)} MiB | | | ≤ 1024 MiB | ${verdict(peak <= 1024)} |`,
-      "",
-      "Where the time goes, per phase, as the worker logs it (`phases_ms` of its `scan completed` line; " +
-        "reuse is asking the remote for its commit and reading the stored analysis when nothing needs " +
-        "cloning, clone includes listing the blobs, analyze the file selection, all analyzers and " +
-        "postprocessing, triage the review model's labels, store the database transaction):",
-      "",
-      `- first scan: ${phaseText(first.id)}`,
-      `- same commit: ${phaseText(same.id)}`,
-      `- 1% changed: ${phaseText(pct.id)}`,
-      "",
-      `Analyzer durations the worker recorded — first scan: ${analyzerRows(first.view)}. Same commit: ` +
-        `${analyzerRows(same.view) || "(results reused)"}. 1% changed: ${analyzerRows(pct.view)}.`,
-      "",
-      `Findings: first ${first.view.counts?.total ?? "?"}, same commit ${same.view.counts?.total ?? "?"}, ` +
-        `1% changed ${pct.view.counts?.total ?? "?"}. API peak RSS meanwhile ${fmt(apiPeak)} MiB.`,
-      "",
-      `Checked against ground truth: the 1% rescan's ${truth.length} findings (rule, file, lines, columns, ` +
-        `snippet) are identical to those of a fresh scan of the same commit as a new project in another ` +
-        `group, without a kept clone or cached results (${s(fresh.ms)}); the bench fails otherwise.`,
-    ].join("\n");
+    const text = renderScan({ before, after, corpus, uri, hand, handSum, runs, phases: scanPhases(workerLog), peak, apiPeak });
     writeSection("scan", text);
   } finally {
     for (const p of procs) await p.stop();
     await stack.close();
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The three timed scans (first, same commit, 1% of files changed), and the check of the
+ * rescan against ground truth: a fresh scan of the same commit, whose findings must be the same.
+ */
+async function timeScans(stack: BenchStack, base: string, uri: string, dir: string) {
+  const token = stack.tenant.token;
+  const first = await scanOnce(base, token, uri);
+  process.stderr.write(`first scan: ${s(first.ms)} (${JSON.stringify(first.view.counts)})\n`);
+  const same = await scanOnce(base, token, uri);
+  process.stderr.write(`same commit: ${s(same.ms)}\n`);
+  const changed = changeFraction(dir, 0.01, "perf-bench change");
+  const pct = await scanOnce(base, token, uri);
+  process.stderr.write(`1% changed (${changed} files): ${s(pct.ms)}\n`);
+  // Ground truth for what the rescan timed: the same commit scanned as a new project (another
+  // group: no kept clone, no cached results), whose findings must be the same.
+  const { group_id: freshGroup } = await api<{ group_id: string }>(
+    base,
+    token,
+    "POST",
+    `/organization/${stack.tenant.organization_id}/group`,
+    { name: "perf-fresh" },
+  );
+  const fresh = await scanOnce(base, token, uri, freshGroup);
+  const [rescanned, truth] = await Promise.all([findingKeys(base, token, pct.id), findingKeys(base, token, fresh.id)]);
+  const differ = rescanned.filter((k) => !truth.includes(k)).length + truth.filter((k) => !rescanned.includes(k)).length;
+  if (differ > 0 || pct.view.commit !== fresh.view.commit)
+    throw new Error(`the 1% rescan's findings differ from a fresh scan of ${fresh.view.commit ?? "?"} (${differ} differ)`);
+  process.stderr.write(`fresh scan of the same commit: ${s(fresh.ms)}, ${truth.length} findings, identical\n`);
+  return { first, same, changed, pct, fresh, truth };
+}
+
+type ScanRuns = Awaited<ReturnType<typeof timeScans>>;
+
+function renderScan(r: {
+  before: Machine;
+  after: Machine;
+  corpus: ReturnType<typeof buildLargeRepo>;
+  uri: string;
+  hand: ReturnType<typeof byHand>;
+  handSum: number;
+  runs: ScanRuns;
+  phases: ReturnType<typeof scanPhases>;
+  peak: number;
+  apiPeak: number;
+}): string {
+  const { before, after, corpus, uri, hand, handSum, peak, apiPeak, phases } = r;
+  const { first, same, changed, pct, fresh, truth } = r.runs;
+  const phaseText = (id: string) => phaseLine(phases.get(id));
+  const ratio = first.ms / handSum;
+  const sameRatio = same.ms / first.ms;
+  const pctRatio = pct.ms / first.ms;
+  const text = [
+    `Generated ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`npm run bench:perf -- scan\`. ${machineLine(before, after)}`,
+    "",
+    `Repository: ${fmt(corpus.files)} files, ${fmt(corpus.lines)} lines — ` +
+      `${Object.entries(corpus.byLanguage)
+        .map(([l, v]) => `${l} ${fmt(v.files)} files / ${fmt(v.lines)} lines`)
+        .join(", ")}` +
+      ` (Java and C from the Juliet suites, Python from the interpreter's standard library, JavaScript from ` +
+      `unminified library sources in node_modules, shell from the system's scripts; ` +
+      `\`bench/perf/corpus.ts\`), one commit in a git repository under /tmp, scanned as \`` +
+      `${uri.replace(/ax-perf-scan-[^/]+/, "ax-perf-scan-…")}\`.`,
+    "",
+    "End to end: `POST /api/v2/scan` until `GET /api/v2/scan/{id}` says completed (polled every 100 ms), " +
+      "with the API (`apps/api/src/main.ts`) and one worker process (`apps/worker/src/main.ts`, " +
+      "`WORKER_CONCURRENCY=1`, auto-triage on as by default) on a fresh database, so the first scan finds " +
+      "an empty analysis cache.",
+    "",
+    `By hand, in the same run (after one warm-up of the same, so both sides read from the page cache): ` +
+      `\`git clone --depth=1 --single-branch --no-tags ${"file://…"}\` (${s(hand.cloneMs)}), file selection (${s(hand.selectMs)}), then each analyzer ` +
+      `called directly on the checkout, one after another (\`bench/perf/by-hand.ts\`: the CLI tools started ` +
+      `by their adapters with the worker's arguments, the in-process ones called directly): ` +
+      `${hand.analyzers.map((a) => `${a.name} ${s(a.ms)}`).join(", ")}. Sum: **${s(handSum)}**.`,
+    "",
+    "| Run | Time | Baseline | Ratio | Target | |",
+    "|---|--:|--:|--:|--:|---|",
+    `| First scan, end to end | ${s(first.ms)} | by-hand sum ${s(handSum)} | ${fmt(ratio, 2)}× | ≤ 1.25× | ${verdict(ratio <= 1.25)} |`,
+    `| Rescan, same commit | ${s(same.ms)} | first scan ${s(first.ms)} | ${fmt(sameRatio * 100)}% | ≤ 10% | ${verdict(sameRatio <= 0.1)} |`,
+    `| Rescan, ${changed} files (1%) changed | ${s(pct.ms)} | first scan ${s(first.ms)} | ${fmt(pctRatio * 100)}% | ≤ 20% | ${verdict(pctRatio <= 0.2)} |`,
+    `| Worker peak RSS (VmHWM, all three scans) | ${fmt(peak)} MiB | | | ≤ 1024 MiB | ${verdict(peak <= 1024)} |`,
+    "",
+    "Where the time goes, per phase, as the worker logs it (`phases_ms` of its `scan completed` line; " +
+      "reuse is asking the remote for its commit and reading the stored analysis when nothing needs " +
+      "cloning, clone includes listing the blobs, analyze the file selection, all analyzers and " +
+      "postprocessing, triage the review model's labels, store the database transaction):",
+    "",
+    `- first scan: ${phaseText(first.id)}`,
+    `- same commit: ${phaseText(same.id)}`,
+    `- 1% changed: ${phaseText(pct.id)}`,
+    "",
+    `Analyzer durations the worker recorded — first scan: ${analyzerRows(first.view)}. Same commit: ` +
+      `${analyzerRows(same.view) || "(results reused)"}. 1% changed: ${analyzerRows(pct.view)}.`,
+    "",
+    `Findings: first ${first.view.counts?.total ?? "?"}, same commit ${same.view.counts?.total ?? "?"}, ` +
+      `1% changed ${pct.view.counts?.total ?? "?"}. API peak RSS meanwhile ${fmt(apiPeak)} MiB.`,
+    "",
+    `Checked against ground truth: the 1% rescan's ${truth.length} findings (rule, file, lines, columns, ` +
+      `snippet) are identical to those of a fresh scan of the same commit as a new project in another ` +
+      `group, without a kept clone or cached results (${s(fresh.ms)}); the bench fails otherwise.`,
+  ].join("\n");
+  return text;
+}
+
+/** A scan's phases as the worker logged them, in the order they run. */
+function phaseLine(p: Record<string, number> | undefined): string {
+  return p
+    ? ["reuse", "clone", "analyze", "triage", "cleanup", "store"]
+        .filter((k) => p[`${k}_ms`] !== undefined)
+        .map((k) => `${k} ${s(p[`${k}_ms`] ?? 0)}`)
+        .join(", ")
+    : "(not logged)";
+}
+
+function analyzerRows(v: ScanView): string {
+  return (v.analyzers ?? [])
+    .map((a) => `${a.name} ${s(a.duration_ms)}${a.cached_files ? ` (${a.cached_files}/${a.files} files cached)` : ""}`)
+    .join(", ");
 }
