@@ -20,7 +20,7 @@ import {
 import { keepCommitLabels, keptCommitLabels, labelsFor, type AiLabel } from "./auto-triage";
 import { projectStateDir } from "./project-state";
 import { compareWithBase } from "./pull-request";
-import type { ScanDeps } from "./process-scan";
+import type { ScanDeps } from "./scan-deps";
 
 /** What one attempt at a scan carries through its steps. */
 export interface ScanAttempt {

@@ -1,4 +1,3 @@
-import type { Config } from "@ax/config";
 import type { JobData } from "@ax/contracts";
 import {
   failScan,
@@ -11,24 +10,12 @@ import {
   updateProgress,
   type Db,
 } from "@ax/db";
-import type { Logger } from "@ax/logger";
-import type { JobQueue } from "@ax/queue";
-import type { ReviewModel } from "@ax/ai/review";
 import { emitWebhookEvent, scanEndedEvent } from "@ax/events";
-import { ScanInputError, ScanTimeoutError, withWorkspace, type Analyzer } from "@ax/scanner";
+import { ScanInputError, ScanTimeoutError, withWorkspace } from "@ax/scanner";
 import { analyzeInWorkspace, earlierAnalysis, type ScanAnalysis, type ScanAttempt } from "./analyze-scan";
+import type { ScanDeps } from "./scan-deps";
 
-export interface ScanDeps {
-  db: Db;
-  config: Config;
-  logger: Logger;
-  /** The analyzers to run (built once per worker from the config); default: the registry's. */
-  analyzers?: Analyzer[];
-  /** The review model for auto-triage (loaded once per worker); default: the shipped one. */
-  reviewModel?: ReviewModel;
-  /** Where webhook deliveries are enqueued; absent, they wait for the reconciler. */
-  queue?: JobQueue;
-}
+export type { ScanDeps } from "./scan-deps";
 
 /**
  * Emits scan.completed or scan.failed after the write that ended the scan. Only the caller
