@@ -108,12 +108,17 @@ async function main(): Promise<void> {
       dfOnly.push(b.dataflowMs);
       findings = { without: a.findings, with: b.findings };
       process.stderr.write(
-        `run ${r + 1}: pattern-only ${(a.ms / 1000).toFixed(2)} s, with dataflow ${(b.ms / 1000).toFixed(2)} s (dataflow ${(b.dataflowMs / 1000).toFixed(2)} s)\n`,
+        `run ${r + 1}: pattern-only ${(a.ms / 1000).toFixed(2)} s, with dataflow ${(b.ms / 1000).toFixed(2)} s (dataflow ` +
+          `${(b.dataflowMs / 1000).toFixed(2)} s)\n`,
       );
     }
     const ratio = median(withDf) / median(without);
     const text = [
-      `Generated ${new Date().toISOString().slice(0, 10)} by \`npm run bench:dataflow\` (Node ${process.version}, ${cpus().length} cores): a repository of ${files} Java files, ${lines.toLocaleString("en")} lines (every 7th Juliet Java file), scanned by \`runAnalyzers\` with the worker's analyzers; median of ${runs} alternating runs, each in a process of its own after a warm-up scan of other Juliet files (a third of the size: it starts the analysis thread, as a worker process does once, and compiles the engine's code), so that no run reuses what an earlier one analysed (a worker's rescan would: see docs/performance.md).`,
+      `Generated ${new Date().toISOString().slice(0, 10)} by \`npm run bench:dataflow\` (Node ${process.version}, ${cpus().length} cores): a repository of ` +
+        `${files} Java files, ${lines.toLocaleString("en")} lines (every 7th Juliet Java file), scanned by \`runAnalyzers\` with the worker's analyzers; ` +
+        `median of ${runs} alternating runs, each in a process of its own after a warm-up scan of other Juliet files (a third of the size: it starts the ` +
+        `analysis thread, as a worker process does once, and compiles the engine's code), so that no run reuses what an earlier one analysed (a ` +
+        `worker's rescan would: see docs/performance.md).`,
       "",
       "| Scan | Median time | Findings |",
       "|---|--:|--:|",

@@ -82,11 +82,13 @@ twins("constants", [
     name: "a field written through another reference is not a constant",
     vuln: inServlet(
       `${SOURCE}\nif (legacyMode) {\n  ${QUERY}\n}`,
-      `private boolean legacyMode = false;\n\npublic static UserServlet legacy() {\n  UserServlet s = new UserServlet();\n  s.legacyMode = true;\n  return s;\n}`,
+      `private boolean legacyMode = false;\n\npublic static UserServlet legacy() {\n  UserServlet s = new UserServlet();\n  s.legacyMode = true;\n` +
+        `  return s;\n}`,
     ),
     safe: inServlet(
       `${SOURCE}\nif (legacyMode) {\n  stmt.executeQuery("SELECT * FROM users"); // SINK\n}`,
-      `private boolean legacyMode = false;\n\npublic static UserServlet legacy() {\n  UserServlet s = new UserServlet();\n  s.legacyMode = true;\n  return s;\n}`,
+      `private boolean legacyMode = false;\n\npublic static UserServlet legacy() {\n  UserServlet s = new UserServlet();\n  s.legacyMode = true;\n` +
+        `  return s;\n}`,
     ),
   },
   {

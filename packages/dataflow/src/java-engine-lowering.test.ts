@@ -196,11 +196,13 @@ const ODD_INPUTS: readonly [string, string][] = [
   ],
   [
     "nested, inner, local classes, enums, records, interfaces, annotations",
-    dedent(`
+    dedent(
+      `
       public class Outer {
         static class Nested { static final boolean ON = true; String get() { return "n"; } }
         class Inner { void g() { Outer.this.toString(); } }
-        enum Color { RED("r"), GREEN("g") { @Override String code() { return "G"; } }; private final String c; Color(String c) { this.c = c; } String code() { return c; } }
+        enum Color { RED("r"), GREEN("g") { @Override String code() { return "G"; } }; ` +
+        `private final String c; Color(String c) { this.c = c; } String code() { return c; } }
         record Point(int x, int y) { Point { if (x < 0) throw new IllegalArgumentException(); } }
         interface Shape { default double area() { return 0; } static Shape unit() { return null; } }
         @interface Marker { String value() default ""; }
@@ -213,7 +215,8 @@ const ODD_INPUTS: readonly [string, string][] = [
         static { System.out.println("static init"); }
         { System.out.println("instance init"); }
       }
-    `),
+    `,
+    ),
   ],
   [
     "modern syntax: switch expressions, yield, text blocks, var, pattern instanceof",

@@ -193,13 +193,15 @@ twins("fields of another object", [
     name: "public field written by the caller, read back through a getter",
     vuln: {
       [MAIN]: servlet(
-        `UserForm form = new UserForm();\nform.name = request.getParameter("name");\nstmt.executeQuery("SELECT * FROM users WHERE name = '" + form.getName() + "'"); // SINK`,
+        `UserForm form = new UserForm();\nform.name = request.getParameter("name");\nstmt.executeQuery("SELECT * FROM users WHERE name = '" + ` +
+          `form.getName() + "'"); // SINK`,
       ),
       [FORM]: FORM_SRC,
     },
     safe: {
       [MAIN]: servlet(
-        `String name = request.getParameter("name");\nUserForm form = new UserForm();\nform.name = "guest";\nstmt.executeQuery("SELECT * FROM users WHERE name = '" + form.getName() + "'"); // SINK`,
+        `String name = request.getParameter("name");\nUserForm form = new UserForm();\nform.name = "guest";\n` +
+          `stmt.executeQuery("SELECT * FROM users WHERE name = '" + form.getName() + "'"); // SINK`,
       ),
       [FORM]: FORM_SRC,
     },
@@ -214,12 +216,16 @@ twins("fields of another object", [
     vuln: {
       [MAIN]: servlet(`Holder.data = request.getParameter("cmd");\nnew Worker().work();`),
       [`${PKG}/Holder.java`]: `package com.example.web;\n\npublic class Holder {\n  public static String data;\n}\n`,
-      [`${PKG}/Worker.java`]: `package com.example.web;\n\npublic class Worker {\n  public void work() throws java.io.IOException {\n    Runtime.getRuntime().exec(Holder.data); // SINK\n  }\n}\n`,
+      [`${PKG}/Worker.java`]:
+        `package com.example.web;\n\npublic class Worker {\n  public void work() throws java.io.IOException {\n` +
+        `    Runtime.getRuntime().exec(Holder.data); // SINK\n  }\n}\n`,
     },
     safe: {
       [MAIN]: servlet(`String cmd = request.getParameter("cmd");\nHolder.data = "uptime";\nnew Worker().work();`),
       [`${PKG}/Holder.java`]: `package com.example.web;\n\npublic class Holder {\n  public static String data;\n}\n`,
-      [`${PKG}/Worker.java`]: `package com.example.web;\n\npublic class Worker {\n  public void work() throws java.io.IOException {\n    Runtime.getRuntime().exec(Holder.data); // SINK\n  }\n}\n`,
+      [`${PKG}/Worker.java`]:
+        `package com.example.web;\n\npublic class Worker {\n  public void work() throws java.io.IOException {\n` +
+        `    Runtime.getRuntime().exec(Holder.data); // SINK\n  }\n}\n`,
     },
     expect: COMMAND,
   },

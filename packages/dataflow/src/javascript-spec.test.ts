@@ -211,9 +211,11 @@ describe("JAVASCRIPT_SPEC with the engine", () => {
     expect(
       findings({
         "route.ts":
-          'import { run } from "./db";\nexport async function GET(request: Request) {\n  const q = new URL(request.url).searchParams.get("q");\n  return run(q as string);\n}',
+          'import { run } from "./db";\nexport async function GET(request: Request) {\n  const q = new URL(request.url).searchParams.get("q");\n' +
+          "  return run(q as string);\n}",
         "db.ts":
-          'import { Pool } from "pg";\nconst pool = new Pool();\nexport function run(term: string) { return pool.query("SELECT * FROM t WHERE n = \'" + term + "\'"); }',
+          'import { Pool } from "pg";\nconst pool = new Pool();\nexport function run(term: string) { return pool.query("SELECT * FROM t WHERE n = \'" + ' +
+          'term + "\'"); }',
         "page.js": 'document.getElementById("x").innerHTML = location.hash;',
       }),
     ).toEqual(["db.ts:3 CWE-89", "page.js:1 CWE-79"]);

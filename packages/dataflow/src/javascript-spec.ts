@@ -84,7 +84,8 @@ const PATH = {
 const XSS = {
   message: "Untrusted data is written into HTML without encoding.",
   remediation:
-    "Encode for the HTML context (a template engine that escapes by default, `escape-html`, `he.encode`) or sanitize HTML with DOMPurify; use `textContent` instead of `innerHTML`.",
+    "Encode for the HTML context (a template engine that escapes by default, `escape-html`, `he.encode`) or sanitize HTML with DOMPurify; use `textContent` " +
+    "instead of `innerHTML`.",
 };
 const REDIRECT = {
   message: "Untrusted data decides where the user is redirected.",
@@ -408,7 +409,10 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
       id: "js-html-encode",
       call: {
         names: ["encode", "encodeHTML", "escapeHtml", "escapeHTML", "htmlEscape", "sanitizeHtml", "filterXSS", "xss"],
-        path: /^((he|entities|html-entities)\.\w+|escape-html|escapeHtml|escapeHTML|encodeHTML|htmlEscape|sanitize-html|sanitizeHtml|xss|filterXSS|xss\.filterXSS)$/,
+        path: new RegExp(
+          String.raw`^((he|entities|html-entities)\.\w+|escape-html|escapeHtml|escapeHTML|encodeHTML|htmlEscape` +
+            String.raw`|sanitize-html|sanitizeHtml|xss|filterXSS|xss\.filterXSS)$`,
+        ),
       },
       cwes: ["CWE-79"],
     },

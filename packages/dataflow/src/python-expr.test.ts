@@ -175,7 +175,8 @@ describe("lowerPython: expressions", () => {
 
   it("resolves the first segment of call paths through imports", () => {
     const m = lower(
-      "import subprocess as sp\nimport os.path\nfrom os import system as run_it, popen\nfrom flask import request\nsp.run(x)\nrun_it(x)\npopen(x)\nos.path.join(a, b)\nrequest.args.get('q')\n",
+      "import subprocess as sp\nimport os.path\nfrom os import system as run_it, popen\nfrom flask import request\nsp.run(x)\nrun_it(x)\npopen(x)\n" +
+        "os.path.join(a, b)\nrequest.args.get('q')\n",
     );
     expect(m.imports).toEqual({ sp: "subprocess", os: "os", run_it: "os.system", popen: "os.popen", request: "flask.request" });
     const paths = strip(fn(m, "<module>").body).map((s) => (s.k === "expr" && s.expr.k === "call" ? s.expr.path : undefined));

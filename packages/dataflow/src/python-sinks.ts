@@ -17,18 +17,21 @@ function sink(id: string, cwe: string, title: string, call: SinkRule["call"], ex
 const SQL: SinkExtra = {
   message: "Untrusted data is built into an SQL statement.",
   remediation:
-    'Pass values as query parameters (`cursor.execute("… WHERE id = %s", (value,))`, SQLAlchemy `text("… :id")` with bound parameters, Django ORM filters); never format input into SQL.',
+    'Pass values as query parameters (`cursor.execute("… WHERE id = %s", (value,))`, SQLAlchemy `text("… :id")` with bound parameters, Django ORM filters); ' +
+    "never format input into SQL.",
 };
 const COMMAND: SinkExtra = {
   message: "Untrusted data reaches an operating-system command.",
   remediation:
-    "Run the program without a shell (`subprocess.run([prog, arg], shell=False)`), validate arguments against an allowlist, and use `shlex.quote` if a shell is unavoidable.",
+    "Run the program without a shell (`subprocess.run([prog, arg], shell=False)`), validate arguments against an allowlist, and use `shlex.quote` if a " +
+    "shell is unavoidable.",
   severity: "CRITICAL",
 };
 const PATH: SinkExtra = {
   message: "Untrusted data is used as a file path.",
   remediation:
-    "Reduce the name with `werkzeug.utils.secure_filename` or `os.path.basename`, or resolve it under a fixed base directory and check that the result stays inside.",
+    "Reduce the name with `werkzeug.utils.secure_filename` or `os.path.basename`, or resolve it under a fixed base directory and check that the result " +
+    "stays inside.",
 };
 const DESERIALIZE: SinkExtra = {
   message: "Untrusted data is deserialized with a format that can run code.",
@@ -305,7 +308,10 @@ export const PYTHON_SINKS: SinkRule[] = [
     "Cross-site scripting",
     {
       names: ["make_response", "HttpResponse", "HTMLResponse", "Markup", "mark_safe"],
-      path: /^((flask|django\.http(\.response)?|starlette\.responses|fastapi\.responses|markupsafe|jinja2|django\.utils\.safestring)\.)?(make_response|HttpResponse|HTMLResponse|Markup|mark_safe)$/,
+      path: new RegExp(
+        String.raw`^((flask|django\.http(\.response)?|starlette\.responses|fastapi\.responses|markupsafe|jinja2|django\.utils\.safestring)\.)?` +
+          String.raw`(make_response|HttpResponse|HTMLResponse|Markup|mark_safe)$`,
+      ),
     },
     { ...XSS, args: [0, "content"] },
   ),

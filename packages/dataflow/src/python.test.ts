@@ -152,7 +152,8 @@ describe("lowerPython: statements", () => {
 
   it("lowers match to a switch whose cases do not fall through", () => {
     const [s] = moduleBody(
-      'match cmd:\n    case "a" | "b":\n        x()\n    case [first, *rest]:\n        y(first)\n    case other if other:\n        z()\n    case _:\n        w()\n',
+      'match cmd:\n    case "a" | "b":\n        x()\n    case [first, *rest]:\n        y(first)\n    case other if other:\n        z()\n    case _:\n' +
+        "        w()\n",
     );
     expect(s).toMatchObject({
       k: "switch",
@@ -210,7 +211,9 @@ describe("lowerPython: functions and classes", () => {
 
   it("lowers classes: fields from class-level assignments, methods keeping self", () => {
     const m = lower(
-      "class Repo(Base, Mixin, metaclass=Meta):\n    table = 'users'\n    limit: int\n    MAX: Final = 3\n    def __init__(self, db):\n        self.db = db\n    @staticmethod\n    def make():\n        return Repo(None)\n    @classmethod\n    def build(cls, x):\n        def helper(z):\n            return z\n        return cls(x)\n    register(table)\n",
+      "class Repo(Base, Mixin, metaclass=Meta):\n    table = 'users'\n    limit: int\n    MAX: Final = 3\n    def __init__(self, db):\n" +
+        "        self.db = db\n    @staticmethod\n    def make():\n        return Repo(None)\n    @classmethod\n    def build(cls, x):\n" +
+        "        def helper(z):\n            return z\n        return cls(x)\n    register(table)\n",
     );
     expect(strip(m.classes)).toEqual([
       {
@@ -280,7 +283,8 @@ describe("lowerPython: functions and classes", () => {
 describe("lowerPython: framework parameters", () => {
   it("marks FastAPI route parameters, not the request or dependencies", () => {
     const m = lower(
-      "from fastapi import FastAPI, Depends, Request\napp = FastAPI()\n@app.get('/items/{item_id}')\nasync def read(item_id: int, q: str, request: Request, db = Depends(get_db), user: Annotated[User, Depends(current)] = None):\n    pass\n",
+      "from fastapi import FastAPI, Depends, Request\napp = FastAPI()\n@app.get('/items/{item_id}')\n" +
+        "async def read(item_id: int, q: str, request: Request, db = Depends(get_db), user: Annotated[User, Depends(current)] = None):\n    pass\n",
     );
     expect(fn(m, "read").sourceParams).toEqual([
       { index: 0, label: "route parameter `item_id`" },
@@ -290,7 +294,8 @@ describe("lowerPython: framework parameters", () => {
 
   it("marks Flask route parameters", () => {
     const m = lower(
-      "from flask import Flask\napp = Flask(__name__)\n@app.route('/users/<int:id>')\ndef show(id):\n    pass\n@bp.get('/x/<name>')\ndef other(name):\n    pass\n",
+      "from flask import Flask\napp = Flask(__name__)\n@app.route('/users/<int:id>')\ndef show(id):\n    pass\n@bp.get('/x/<name>')\ndef other(name):\n" +
+        "    pass\n",
     );
     expect(fn(m, "show").sourceParams).toEqual([{ index: 0, label: "URL path parameter `id`" }]);
     expect(fn(m, "other").sourceParams).toEqual([{ index: 0, label: "URL path parameter `name`" }]);
@@ -298,7 +303,8 @@ describe("lowerPython: framework parameters", () => {
 
   it("marks Django view parameters after request, in functions and class-based views", () => {
     const m = lower(
-      "def detail(request, pk, slug):\n    pass\nclass V(View):\n    def get(self, request, pk):\n        pass\n    def helper(self, request, x):\n        pass\n",
+      "def detail(request, pk, slug):\n    pass\nclass V(View):\n    def get(self, request, pk):\n        pass\n    def helper(self, request, x):\n" +
+        "        pass\n",
     );
     expect(fn(m, "detail").sourceParams).toEqual([
       { index: 1, label: "view parameter `pk`" },

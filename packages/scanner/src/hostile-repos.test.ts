@@ -267,7 +267,8 @@ describe("a 1 GiB blob of zeros (about 5 MiB packed)", () => {
       fastImportCommit(repo.path, entries);
       const o = await scanRepo(repo.url, { maxRepoBytes: 500 * MIB, analyzerTimeoutMs: 300_000 });
       process.stdout.write(
-        `hostile-repos: 100,000 files scanned in ${Math.round(o.ms / 1000)} s: ${JSON.stringify(o.result?.analyzers.map((a) => [a.name, a.status, a.duration_ms]))}\n`,
+        `hostile-repos: 100,000 files scanned in ${Math.round(o.ms / 1000)} s: ` +
+          `${JSON.stringify(o.result?.analyzers.map((a) => [a.name, a.status, a.duration_ms]))}\n`,
       );
       const r = expectCompleted(o);
       expect(r.selection).toMatchObject({ files: 100_001, skipped: expect.objectContaining({ truncated: false }) });

@@ -20,8 +20,11 @@ const SCOPE_DEPTH = 2;
 /** How far up a declaration is looked for: beyond this the finding's scope is the file. */
 const MAX_SCAN_UP = 400;
 
-const CONTROL =
-  /^(?:if|else|for|foreach|while|do|switch|case|default|try|catch|finally|with|return|elif|except|unless|until|when|match|select|synchronized|using|lock|begin|rescue|ensure)\b/;
+const CONTROL_WORDS = [
+  ...["if", "else", "for", "foreach", "while", "do", "switch", "case", "default", "try", "catch", "finally", "with", "return", "elif"],
+  ...["except", "unless", "until", "when", "match", "select", "synchronized", "using", "lock", "begin", "rescue", "ensure"],
+];
+const CONTROL = new RegExp(`^(?:${CONTROL_WORDS.join("|")})\\b`);
 const KEYWORD_DECL =
   /\b(?:function|def|func|fn|class|interface|struct|enum|trait|impl|module|namespace|object|record|sub|procedure)\s*\*?\s*([A-Za-z_$][\w$]*)/;
 /** `name(...) {`, `Type name(...) throws X {`, `name = (...) =>`, `name: function(`: a method or a function bound to a name. */
@@ -61,11 +64,15 @@ export function scopeOf(lines: readonly string[], line: number): string[] {
   return found;
 }
 
+/** Modifiers and annotations before a declaration: `export`, `public static`, `@Override`. */
+const MODIFIER_WORDS = [
+  ...["export", "public", "private", "protected", "internal", "static", "final", "abstract", "async", "override", "virtual", "default"],
+  ...["declare", "readonly", "sealed", "open", "suspend", "inline", "extern", "const", "let", "var"],
+];
+const MODIFIERS = new RegExp(`^(?:${MODIFIER_WORDS.join("|")}|${String.raw`@\w+(?:\([^)]*\))?`})\\s+`, "g");
+
 function declarationName(text: string): string | null {
-  const head = text.replace(
-    /^(?:export|public|private|protected|internal|static|final|abstract|async|override|virtual|default|declare|readonly|sealed|open|suspend|inline|extern|const|let|var|@\w+(?:\([^)]*\))?)\s+/g,
-    "",
-  );
+  const head = text.replace(MODIFIERS, "");
   if (CONTROL.test(head)) return null;
   const keyword = KEYWORD_DECL.exec(head);
   if (keyword?.[1]) return `${keyword[0].split(/\s/)[0]} ${keyword[1]}`;

@@ -255,7 +255,8 @@ describe("runAnalyzers", () => {
     };
     const [f] = (await run(dir, [withFix])).findings;
     expect(f!.fix!.diff).toBe(
-      "--- a/a.js\n+++ b/a.js\n@@ -1,3 +1,3 @@\n const crypto = require('crypto');\n-const h = crypto.createHash('md5');\n+const h = crypto.createHash('sha256');\n module.exports = h;\n",
+      "--- a/a.js\n+++ b/a.js\n@@ -1,3 +1,3 @@\n const crypto = require('crypto');\n-const h = crypto.createHash('md5');\n" +
+        "+const h = crypto.createHash('sha256');\n module.exports = h;\n",
     );
     fs.writeFileSync(path.join(dir, "fix.patch"), f!.fix!.diff!);
     git(dir, "apply", "fix.patch");

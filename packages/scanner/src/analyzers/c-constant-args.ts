@@ -194,7 +194,8 @@ function boundConstant(name: string, lines: readonly string[], depth: number): s
   const id = escapeRegExp(name);
   const define = new RegExp(`^\\s*#\\s*define\\s+${id}\\s+(.+)$`);
   const declaration = new RegExp(
-    `^\\s*(?:(?:static|const|volatile|unsigned|signed|register)\\s+)*(?:const\\s+)?(char|wchar_t)\\s*(\\*\\s*(?:const\\s*)?)?${id}\\s*(\\[\\s*\\d*\\s*\\])?\\s*=\\s*(.+?);\\s*(?://.*)?$`,
+    `^\\s*(?:(?:static|const|volatile|unsigned|signed|register)\\s+)*(?:const\\s+)?(char|wchar_t)\\s*(\\*\\s*(?:const\\s*)?)?${id}` +
+      `\\s*(\\[\\s*\\d*\\s*\\])?\\s*=\\s*(.+?);\\s*(?://.*)?$`,
   );
   const uses = new RegExp(`(^|[^\\w.>])${id}(?!\\w)`);
   let binding: string | null = null;

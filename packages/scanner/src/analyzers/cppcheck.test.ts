@@ -163,8 +163,10 @@ it("is unavailable when cppcheck is not installed", async () => {
 });
 
 it("parses entities, symbols and self-closing errors", () => {
-  const xml = `<results><errors>
-    <error id="a" severity="error" msg="x &apos;&lt;&amp;&gt;&quot; &#65;&#x42;" cwe="1"><location file="f.c" line="2" column="3" info="i"/><symbol>buf</symbol></error>
+  const xml =
+    `<results><errors>
+    <error id="a" severity="error" msg="x &apos;&lt;&amp;&gt;&quot; &#65;&#x42;" cwe="1">` +
+    `<location file="f.c" line="2" column="3" info="i"/><symbol>buf</symbol></error>
     <error id="b" severity="warning" msg="m"/>
     <error id="cut" severity="error" msg="never closed"><location file="f.c" line="9" column="1"/>`;
   expect(parseCppcheckXml(xml)).toEqual([

@@ -72,8 +72,11 @@ export function lowerLevel(value: Level): Level {
 }
 
 /** Test, fixture, example and mock code: findings there are real but matter less. */
-const TEST_PATH =
-  /(^|\/)(tests?|__tests__|spec|specs|fixtures?|__fixtures__|testdata|test[-_]data|mocks?|__mocks__|examples?|samples?|demo)(\/|$)|(^|\/)(test_[^/]*|[^/]*[._-](test|tests|spec)\.[^/]+|conftest\.py)$/i;
+const TEST_PATH = new RegExp(
+  String.raw`(^|\/)(tests?|__tests__|spec|specs|fixtures?|__fixtures__|testdata|test[-_]data|mocks?|__mocks__|examples?|samples?|demo)(\/|$)` +
+    String.raw`|(^|\/)(test_[^/]*|[^/]*[._-](test|tests|spec)\.[^/]+|conftest\.py)$`,
+  "i",
+);
 
 export function isTestPath(path: string): boolean {
   return TEST_PATH.test(path);

@@ -22,7 +22,8 @@ it("reports findings from every analyzer on a polyglot repository", async () => 
     script,
     `import { readFileSync } from "node:fs";
 const results = process.argv.slice(2).flatMap((f) => readFileSync(f, "utf8").split("\\n").flatMap((l, i) => l.includes("TODO(security)")
-  ? [{ ruleId: "todo", level: "note", message: { text: "security TODO" }, locations: [{ physicalLocation: { artifactLocation: { uri: f }, region: { startLine: i + 1 } } }] }] : []));
+  ? [{ ruleId: "todo", level: "note", message: { text: "security TODO" },
+      locations: [{ physicalLocation: { artifactLocation: { uri: f }, region: { startLine: i + 1 } } }] }] : []));
 process.stdout.write(JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver: { name: "todo" } }, results }] }));
 `,
   );
@@ -31,7 +32,8 @@ process.stdout.write(JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver:
   const dir = writeCheckout(root, "repo", {
     "web/app.js": "// TODO(security): validate\nfunction run(input) {\n  return eval(input);\n}\n",
     "api/Users.java":
-      'class Users {\n  void doGet(HttpServletRequest request, java.sql.Statement stmt) throws Exception {\n    String id = request.getParameter("id");\n    String q = "select * from users where id=" + id;\n    stmt.executeQuery(q);\n  }\n}\n',
+      'class Users {\n  void doGet(HttpServletRequest request, java.sql.Statement stmt) throws Exception {\n    String id = request.getParameter("id");\n' +
+      '    String q = "select * from users where id=" + id;\n    stmt.executeQuery(q);\n  }\n}\n',
     "tools/task.py": "import subprocess\n\ndef go(cmd):\n    subprocess.call(cmd, shell=True)\n",
     "native/main.c": "#include <stdio.h>\nint main(void) {\n  char b[8];\n  gets(b);\n  int *q = 0;\n  *q = 1;\n  return 0;\n}\n",
     "scripts/deploy.sh": "#!/bin/sh\nrm -rf $1/*\n",

@@ -14,7 +14,8 @@ it("lists the built-in analyzers with their languages and cache policy", () => {
 
 it("appends operator-configured SARIF tools, from parsed configs or the raw SARIF_TOOLS JSON", () => {
   const json =
-    '[{"name":"semgrep","command":["semgrep","--sarif","{files}"],"languages":"*"},{"name":"gosec","command":["gosec","-fmt=sarif","./..."],"languages":["go"]}]';
+    '[{"name":"semgrep","command":["semgrep","--sarif","{files}"],"languages":"*"},' +
+    '{"name":"gosec","command":["gosec","-fmt=sarif","./..."],"languages":["go"]}]';
   expect(defaultAnalyzers({ sarifTools: json }).map((a) => a.name)).toEqual([
     "ast-grep",
     "dataflow",

@@ -31,10 +31,12 @@ for (const f of files) {
   readFileSync(f, "utf8").split("\\n").forEach((line, i) => {
     const col = line.indexOf("danger(");
     if (col >= 0) results.push({ ruleId: "js/danger", level: "error", message: { text: "danger() with " + line.trim() },
-      locations: [{ physicalLocation: { artifactLocation: { uri: f.replace(/^\\.\\//, "") }, region: { startLine: i + 1, startColumn: col + 1, endColumn: col + 8 } } }] });
+      locations: [{ physicalLocation: { artifactLocation: { uri: f.replace(/^\\.\\//, "") },
+        region: { startLine: i + 1, startColumn: col + 1, endColumn: col + 8 } } }] });
   });
 }
-const sarif = JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver: { name: "fake", rules: [{ id: "js/danger", shortDescription: { text: "Dangerous call" },
+const sarif = JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver: { name: "fake",
+  rules: [{ id: "js/danger", shortDescription: { text: "Dangerous call" },
   properties: { tags: ["security", "external/cwe/cwe-094"], "security-severity": "9.1", precision: "high" } }] } }, results }] });
 if (out) writeFileSync(out, sarif); else process.stdout.write(sarif);
 `,

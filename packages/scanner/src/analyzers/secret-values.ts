@@ -69,8 +69,12 @@ export function looksRandom(s: string, minEntropy: number): boolean {
   return /[a-z]/.test(s) && /[A-Z]/.test(s) && /[0-9]/.test(s) && shannonEntropy(s) >= minEntropy && !isPlaceholder(s);
 }
 
-const PLACEHOLDER_WORDS =
-  /example|sample|dummy|placeholder|changeme|change[_-]me|your[_-]?(?:own[_-]?)?(?:api|secret|token|key|pass|password)|insert|replace[_-]?me|redacted|fake|mock|notreal|not[_-]a[_-]real|todo|fixme|xxxx|\*\*\*|\.\.\.|<[^>]*>|\$\{|\{\{|%\(|%s|#\{|process\.env|os\.environ|getenv|env\(|secrets\./i;
+const PLACEHOLDER_WORDS = new RegExp(
+  String.raw`example|sample|dummy|placeholder|changeme|change[_-]me|your[_-]?(?:own[_-]?)?(?:api|secret|token|key|pass|password)` +
+    String.raw`|insert|replace[_-]?me|redacted|fake|mock|notreal|not[_-]a[_-]real|todo|fixme|xxxx|\*\*\*|\.\.\.|<[^>]*>|\$\{|\{\{|%\(|%s|#\{` +
+    String.raw`|process\.env|os\.environ|getenv|env\(|secrets\.`,
+  "i",
+);
 
 /** True for values that only stand in for a secret. */
 export function isPlaceholder(value: string): boolean {

@@ -180,7 +180,9 @@ describe("true positives", () => {
 
 it("finds a private key written on one line with \\n escapes (service-account JSON) and keeps the rest of the line", async () => {
   const body = Array.from({ length: 6 }, () => rand(B64, 64)).join("\\n");
-  const json = `{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\n${body}\\n-----END PRIVATE KEY-----\\n", "client_email": "ci@acme.iam"}\n`;
+  const json =
+    `{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\n${body}\\n-----END PRIVATE KEY-----\\n", ` +
+    `"client_email": "ci@acme.iam"}\n`;
   const [key, ...rest] = await scan("sa-json", { "keys/sa.json": json });
   expect(rest).toEqual([]);
   expect(key).toMatchObject({ rule_id: "secrets.private-key", severity: "CRITICAL", start_line: 1, end_line: 1 });
@@ -231,8 +233,13 @@ describe("false-positive traps: zero findings", () => {
       'checksum = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"',
       'etag = "W/5e4d3c2b1a09f8e7d6c5b4a3928170fe"',
     ].join("\n"),
-    "web/style.css": `.logo { background: url(data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk${tokens.awsId}AKIAABCDEFGHIJKLMNOP+/=); }\n`,
-    "web/app.min.js": `!function(e){var t={};${Array.from({ length: 300 }, (_, i) => `t.k${i}=function(n){return n.login({password:"${rand(B62, 12)}"})||n.v${i}("${rand(HEX, 32)}")};`).join("")}}(window);\n`,
+    "web/style.css":
+      ".logo { background: url(data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk" +
+      `${tokens.awsId}AKIAABCDEFGHIJKLMNOP+/=); }\n`,
+    "web/app.min.js": `!function(e){var t={};${Array.from(
+      { length: 300 },
+      (_, i) => `t.k${i}=function(n){return n.login({password:"${rand(B62, 12)}"})||n.v${i}("${rand(HEX, 32)}")};`,
+    ).join("")}}(window);\n`,
     "config/app.yml": [
       "database:",
       '  password: "${DB_PASSWORD}"',

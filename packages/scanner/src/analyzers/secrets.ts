@@ -81,8 +81,11 @@ const QUOTED_ASSIGNMENT = /(?<name>[A-Za-z_$][\w.$-]{0,60})["']?\s*(?::=|=>|[:=]
 /** A line that could hold a generic secret assignment names one of these. */
 const SECRET_WORD = /pass|pwd|secret|token|api[_.-]?key|apikey|credential|(?:access|private|signing|encryption|master|auth)[_.-]?key/gi;
 const AWS_SECRET_CANDIDATE = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/dg;
-const LOCAL_HOSTS =
-  /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|db|database|postgres|mysql|redis|mongo|host|hostname|example\.(com|org|net)|[\w.-]+\.(invalid|example|test|local))$/i;
+const LOCAL_HOSTS = new RegExp(
+  String.raw`^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|db|database|postgres|mysql|redis|mongo|host|hostname|` +
+    String.raw`example\.(com|org|net)|[\w.-]+\.(invalid|example|test|local))$`,
+  "i",
+);
 
 /** Known patterns with match indices, compiled once. */
 const COMPILED = KNOWN_PATTERNS.map((p) => ({ pattern: p, regex: new RegExp(p.regex.source, "dg") }));

@@ -70,7 +70,8 @@ export function mapCloneError(err: unknown, ctx: CloneFailureContext): Error {
   ) {
     // Another try would fail the same way: the tree itself cannot be written out here.
     return new ScanInputError(
-      "The repository's files could not be checked out: it contains a path that is invalid or too long (for example a '..' or '.git' entry, or directories nested beyond the file system's limit).",
+      "The repository's files could not be checked out: it contains a path that is invalid or too long (for example a '..' or '.git' entry, or directories " +
+        "nested beyond the file system's limit).",
     );
   }
   const branch = /remote branch (.+?) not found in upstream|couldn't find remote ref refs\/heads\/(\S+)/i.exec(text);
