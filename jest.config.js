@@ -16,7 +16,14 @@ export default {
   transform: {
     "^.+\\.ts$": ["ts-jest", { useESM: true, tsconfig: "tsconfig.json", diagnostics: false }],
   },
-  testMatch: ["<rootDir>/apps/*/src/**/*.test.ts", "<rootDir>/packages/*/src/**/*.test.ts", "<rootDir>/packages/*/test/**/*.test.ts", "<rootDir>/test/**/*.test.ts", "<rootDir>/bench/**/*.test.ts", "<rootDir>/training/**/*.test.ts"],
+  testMatch: [
+    "<rootDir>/apps/*/src/**/*.test.ts",
+    "<rootDir>/packages/*/src/**/*.test.ts",
+    "<rootDir>/packages/*/test/**/*.test.ts",
+    "<rootDir>/test/**/*.test.ts",
+    "<rootDir>/bench/**/*.test.ts",
+    "<rootDir>/training/**/*.test.ts",
+  ],
   maxWorkers: 2,
   testTimeout: 60_000,
   verbose: false,

@@ -12,8 +12,16 @@ const read = (file: string) => readFileSync(path.join(ROOT, file), "utf8");
 
 /** The instructions of a Dockerfile's last stage, continuation lines joined. */
 function finalStage(file: string): string[] {
-  const lines = read(file).replace(/\\\n\s*/g, " ").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
-  const last = lines.map((l, i) => (l.startsWith("FROM ") ? i : -1)).filter((i) => i >= 0).pop() ?? 0;
+  const lines = read(file)
+    .replace(/\\\n\s*/g, " ")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
+  const last =
+    lines
+      .map((l, i) => (l.startsWith("FROM ") ? i : -1))
+      .filter((i) => i >= 0)
+      .pop() ?? 0;
   return lines.slice(last);
 }
 
@@ -53,7 +61,8 @@ describe.each([
 describe("apps/worker/Dockerfile", () => {
   it("carries git and every Debian analyzer the worker runs", () => {
     const run = instruction(finalStage("apps/worker/Dockerfile"), "RUN").join(" ");
-    for (const pkg of ["git", "ca-certificates", "bandit", "flawfinder", "cppcheck", "shellcheck"]) expect(run).toMatch(new RegExp(`\\b${pkg}\\b`));
+    for (const pkg of ["git", "ca-certificates", "bandit", "flawfinder", "cppcheck", "shellcheck"])
+      expect(run).toMatch(new RegExp(`\\b${pkg}\\b`));
   });
 
   it("checks health with a script that exists", () => {
@@ -80,7 +89,10 @@ describe("docker-compose.yml", () => {
   });
 
   it("builds each app from its own Dockerfile, after PostgreSQL and Redis are healthy", () => {
-    for (const [name, file] of [["api", "apps/api/Dockerfile"], ["worker", "apps/worker/Dockerfile"]] as const) {
+    for (const [name, file] of [
+      ["api", "apps/api/Dockerfile"],
+      ["worker", "apps/worker/Dockerfile"],
+    ] as const) {
       const s = compose.services[name];
       expect(s?.build?.dockerfile).toBe(file);
       expect(s?.depends_on).toEqual({ postgres: { condition: "service_healthy" }, redis: { condition: "service_healthy" } });

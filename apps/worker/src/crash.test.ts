@@ -28,14 +28,20 @@ const env = () => ({
 });
 
 function startWorkerProcess(): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], { cwd: ROOT, env: env(), stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
+    cwd: ROOT,
+    env: env(),
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   child.stderr?.resume();
   children.push(child);
   return child;
 }
 
 const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code))));
+  new Promise<number | null>((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code)),
+  );
 
 beforeAll(async () => {
   stack = await createTestStack();
@@ -47,12 +53,22 @@ afterAll(async () => {
 
 it("re-runs a scan whose worker was killed mid-scan; it ends exactly once with no duplicate findings", async () => {
   const files: Record<string, string> = {};
-  for (let i = 0; i < 1500; i++) files[`src/m${i}.py`] = `import yaml, hashlib\n\ndef f(x):\n    return yaml.load(x), hashlib.md5(x)\n`.repeat(10);
+  for (let i = 0; i < 1500; i++)
+    files[`src/m${i}.py`] = `import yaml, hashlib\n\ndef f(x):\n    return yaml.load(x), hashlib.md5(x)\n`.repeat(10);
   const repo = makeGitRepo(files);
   const db = stack.handle.db;
   const t = stack.tenant;
   const project = await findOrCreateProject(db, { organizationId: t.organization_id, groupId: t.group_id, gitUrl: repo, name: "big" });
-  const { scan } = await createScan(db, { organizationId: t.organization_id, groupId: t.group_id, projectId: project.id, createdBy: t.user_id, gitUri: repo, branch: null, idempotencyKey: null, requestHash: null });
+  const { scan } = await createScan(db, {
+    organizationId: t.organization_id,
+    groupId: t.group_id,
+    projectId: project.id,
+    createdBy: t.user_id,
+    gitUri: repo,
+    branch: null,
+    idempotencyKey: null,
+    requestHash: null,
+  });
   const redis = producerConnection(stack.config.redis.url);
   const queue = new JobQueue(redis, { redisUrl: stack.config.redis.url, prefix: stack.config.redis.queuePrefix, attempts: 3 });
   await queue.enqueue("scan.run", { scan_id: scan.id, organization_id: t.organization_id }, { jobId: scan.id });
@@ -64,7 +80,11 @@ it("re-runs a scan whose worker was killed mid-scan; it ends exactly once with n
   expect(await getState(db, scan.id)).toBe("running");
 
   const second = startWorkerProcess();
-  await waitFor(async () => (await getState(db, scan.id)) === "completed", { timeoutMs: 90_000, intervalMs: 200, what: "scan to complete" });
+  await waitFor(async () => (await getState(db, scan.id)) === "completed", {
+    timeoutMs: 90_000,
+    intervalMs: 200,
+    what: "scan to complete",
+  });
   const row = await db.selectFrom("scans").selectAll().where("id", "=", scan.id).executeTakeFirstOrThrow();
   expect(row.attempts).toBe(2);
   const stats = await db

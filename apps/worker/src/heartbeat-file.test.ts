@@ -15,7 +15,10 @@ let database: TestDatabase;
 let handle: DbHandle;
 
 function healthcheck(workspaceDir: string, maxAge = "60") {
-  const r = spawnSync(process.execPath, [HEALTHCHECK], { env: { PATH: process.env.PATH ?? "", WORKSPACE_DIR: workspaceDir, WORKER_HEALTH_MAX_AGE_SECONDS: maxAge }, encoding: "utf8" });
+  const r = spawnSync(process.execPath, [HEALTHCHECK], {
+    env: { PATH: process.env.PATH ?? "", WORKSPACE_DIR: workspaceDir, WORKER_HEALTH_MAX_AGE_SECONDS: maxAge },
+    encoding: "utf8",
+  });
   return { code: r.status, out: r.stdout + r.stderr };
 }
 
@@ -89,7 +92,11 @@ it("counts a probe that never answers as failed", async () => {
 
 it("beats on a running worker's own probe, and stops once the worker is closed", async () => {
   const stack = await createTestStack();
-  const worker = await startWorker({ config: stack.config, db: stack.handle.db, logger: createLogger({ level: "error", format: "json", silent: true }) });
+  const worker = await startWorker({
+    config: stack.config,
+    db: stack.handle.db,
+    logger: createLogger({ level: "error", format: "json", silent: true }),
+  });
   const workspace = tmpDir();
   const hb = startHeartbeatFile(heartbeatPath(workspace), 60_000, () => worker.probe());
   try {

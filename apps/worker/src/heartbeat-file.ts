@@ -28,7 +28,12 @@ export function startHeartbeatFile(file: string, intervalMs: number, probe: () =
   const once = async () => {
     let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([probe(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("probe timed out")), Math.min(intervalMs, PROBE_TIMEOUT_MS))))]);
+      await Promise.race([
+        probe(),
+        new Promise(
+          (_, reject) => (timer = setTimeout(() => reject(new Error("probe timed out")), Math.min(intervalMs, PROBE_TIMEOUT_MS))),
+        ),
+      ]);
       if (stopped) return false;
       // Written beside and renamed, so the health check never reads half a file.
       await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });

@@ -12,7 +12,9 @@ async function main() {
   const logger = createLogger(config.log);
   const log = child(logger, "worker");
   if (!config.database.url) {
-    log.error("start:worker needs DATABASE_URL (a PostgreSQL server). The embedded database serves one process: use `npm start` for API and worker together.");
+    log.error(
+      "start:worker needs DATABASE_URL (a PostgreSQL server). The embedded database serves one process: use `npm start` for API and worker together.",
+    );
     process.exit(2);
   }
   const handle = await openDatabase({ url: config.database.url, dataDir: config.database.dataDir });

@@ -36,7 +36,11 @@ export async function createApiHarness(opts: { env?: Record<string, string>; wor
   const redis: Redis = producerConnection(stack.config.redis.url);
   // The producer fails fast until connected (the API answers 503 then); a suite starts once it is.
   await waitFor(async () => redis.status === "ready", { timeoutMs: 10_000, what: "the API's Redis connection" });
-  const queue = new JobQueue(redis, { redisUrl: stack.config.redis.url, prefix: stack.config.redis.queuePrefix, attempts: stack.config.worker.attempts });
+  const queue = new JobQueue(redis, {
+    redisUrl: stack.config.redis.url,
+    prefix: stack.config.redis.queuePrefix,
+    attempts: stack.config.worker.attempts,
+  });
   const deps: AppDeps = { config: stack.config, db: stack.handle.db, logger, queue, redis, lifecycle: { shuttingDown: false } };
   const app = buildApp(deps);
   const workers: RunningWorker[] = [];
@@ -60,7 +64,11 @@ export async function createApiHarness(opts: { env?: Record<string, string>; wor
         expiresInDays: 30,
       }),
     async member(role) {
-      const user = await createUser(stack.handle.db, { email: `${role}-${randomBytes(4).toString("hex")}@acme.test`, displayName: `A ${role}`, identityProvider: "google" });
+      const user = await createUser(stack.handle.db, {
+        email: `${role}-${randomBytes(4).toString("hex")}@acme.test`,
+        displayName: `A ${role}`,
+        identityProvider: "google",
+      });
       await addMember(stack.handle.db, stack.tenant.organization_id, user.id, role);
       return (await createToken(stack.handle.db, { userId: user.id, name: role, expiresInDays: 1 })).token;
     },
@@ -97,5 +105,10 @@ export const SEED_FINDING: NormalizedFinding = {
   remediation: "Use parameters",
   fingerprint: "f".repeat(64),
   raw: {},
-  fix: { replacement: "db.query('x', [id])", start_byte: 0, end_byte: 18, diff: "--- a/src/db.js\n+++ b/src/db.js\n@@ -1 +1 @@\n-db.query('x' + id)\n+db.query('x', [id])\n" },
+  fix: {
+    replacement: "db.query('x', [id])",
+    start_byte: 0,
+    end_byte: 18,
+    diff: "--- a/src/db.js\n+++ b/src/db.js\n@@ -1 +1 @@\n-db.query('x' + id)\n+db.query('x', [id])\n",
+  },
 };

@@ -67,7 +67,11 @@ export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
         });
       });
       requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body, disconnected });
-      const reply = queue.shift() ?? { type: "status", status: 500, body: JSON.stringify({ error: { message: "fake server: no reply scripted" } }) };
+      const reply = queue.shift() ?? {
+        type: "status",
+        status: 500,
+        body: JSON.stringify({ error: { message: "fake server: no reply scripted" } }),
+      };
       void send(res, reply);
     });
   });

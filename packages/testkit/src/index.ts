@@ -95,7 +95,12 @@ export interface TestStack {
 export async function createTestStack(overrides: Record<string, string> = {}): Promise<TestStack> {
   const database = await createTestDatabase();
   const workspace = overrides.WORKSPACE_DIR === undefined ? tmpDir("ax-test-ws-") : undefined;
-  const config = testConfig({ DATABASE_URL: database.url, QUEUE_PREFIX: testQueuePrefix(), ...(workspace ? { WORKSPACE_DIR: workspace } : {}), ...overrides });
+  const config = testConfig({
+    DATABASE_URL: database.url,
+    QUEUE_PREFIX: testQueuePrefix(),
+    ...(workspace ? { WORKSPACE_DIR: workspace } : {}),
+    ...overrides,
+  });
   const handle = await openDatabase({ url: database.url, dataDir: config.database.dataDir, poolSize: 5 });
   await migrate(handle);
   const tenant = await bootstrap(handle.db, {
@@ -176,7 +181,10 @@ export function commitFiles(dir: string, files: Record<string, string>, message:
   return git(dir, "rev-parse", "HEAD");
 }
 
-export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+export async function waitFor<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   for (;;) {
     const v = await fn();

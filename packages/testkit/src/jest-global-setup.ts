@@ -34,6 +34,8 @@ export default async function globalSetup(): Promise<void> {
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   globalThis.__axTestServices = { services, onExit, onSignal };
-  const what = [postgres ? `PostgreSQL on 127.0.0.1:${postgres.port}` : "", redis ? `Redis on 127.0.0.1:${redis.port}` : ""].filter(Boolean);
+  const what = [postgres ? `PostgreSQL on 127.0.0.1:${postgres.port}` : "", redis ? `Redis on 127.0.0.1:${redis.port}` : ""].filter(
+    Boolean,
+  );
   process.stderr.write(`\nStarted for this run (stopped at its end): ${what.join(", ")}.\n`);
 }

@@ -43,7 +43,9 @@ export class PrivatePostgres {
         const { stdout: gid } = await run("id", ["-g", asUser]);
         owner = { uid: Number(uid.trim()), gid: Number(gid.trim()) };
       } catch {
-        throw new MissingToolError("PostgreSQL will not run as root and there is no `postgres` user to run it as: install the Debian package postgresql (it creates one), or run the tests as another user.");
+        throw new MissingToolError(
+          "PostgreSQL will not run as root and there is no `postgres` user to run it as: install the Debian package postgresql (it creates one), or run the tests as another user.",
+        );
       }
     }
     const dir = fs.mkdtempSync(path.join(await baseDir(asUser), opts.prefix ?? "ax-pg-"));

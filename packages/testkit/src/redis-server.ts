@@ -27,7 +27,11 @@ export class PrivateRedisServer {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), opts.prefix ?? "ax-redis-"));
     const port = opts.port ?? (await freePort());
     const log = path.join(dir, "redis.log");
-    const proc = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--logfile", log], { stdio: "ignore" });
+    const proc = spawn(
+      binary,
+      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--logfile", log],
+      { stdio: "ignore" },
+    );
     // The test run may end without stop() (a crash): the server must not keep it alive.
     proc.unref();
     const server = new PrivateRedisServer(dir, port, proc);

@@ -65,7 +65,12 @@ describe("provideTestServices", () => {
   }, 120_000);
 
   it("uses TEST_PG_ADMIN_URL and TEST_REDIS_URL as given, without looking at the ports", async () => {
-    const settings = serviceSettings({ TEST_PG_ADMIN_URL: "postgres://u@db.invalid:1/x", TEST_REDIS_URL: "redis://cache.invalid:2", TEST_PG_PORT: "1", TEST_REDIS_PORT: "2" });
+    const settings = serviceSettings({
+      TEST_PG_ADMIN_URL: "postgres://u@db.invalid:1/x",
+      TEST_REDIS_URL: "redis://cache.invalid:2",
+      TEST_PG_PORT: "1",
+      TEST_REDIS_PORT: "2",
+    });
     const given = await provideTestServices(settings);
     expect([given.pgAdminUrl, given.redisUrl, given.started]).toEqual(["postgres://u@db.invalid:1/x", "redis://cache.invalid:2", {}]);
   });
@@ -99,7 +104,9 @@ describe("findPgBin", () => {
     program(path.join(root, "16/bin"), "psql"); // a client-only install
     fs.mkdirSync(path.join(root, "common"));
     expect(findPgBin({ pgConfig: null, searchPath: "", versionsRoot: root, override: "" })).toBe(path.join(root, "15/bin"));
-    expect(findPgBin({ pgConfig: null, searchPath: path.join(root, "9.6/bin"), versionsRoot: root, override: "" })).toBe(path.join(root, "9.6/bin"));
+    expect(findPgBin({ pgConfig: null, searchPath: path.join(root, "9.6/bin"), versionsRoot: root, override: "" })).toBe(
+      path.join(root, "9.6/bin"),
+    );
     expect(findPgBin({ pgConfig: null, searchPath: "", versionsRoot: path.join(root, "none"), override: "" })).toBeNull();
   });
 
@@ -126,6 +133,8 @@ describe("findChromium", () => {
   it("names the package to install when there is none", () => {
     expect(() => requireChromium({ PATH: "" })).toThrow(MissingToolError);
     expect(() => requireChromium({ PATH: "" })).toThrow(/Debian package chromium \(apt-get install chromium\)/);
-    expect(() => requireChromium({ PATH: "", CHROMIUM_PATH: "/nonexistent/chrome" })).toThrow(/CHROMIUM_PATH=\/nonexistent\/chrome is not an executable/);
+    expect(() => requireChromium({ PATH: "", CHROMIUM_PATH: "/nonexistent/chrome" })).toThrow(
+      /CHROMIUM_PATH=\/nonexistent\/chrome is not an executable/,
+    );
   });
 });

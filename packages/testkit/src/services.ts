@@ -54,7 +54,10 @@ export async function provideTestServices(settings: ServiceSettings = serviceSet
   // Both checked before either starts: one message names everything to install.
   const missing = [...(usePg || findPgBin() ? [] : ["postgresql"]), ...(useRedis || findOnPath("redis-server") ? [] : ["redis-server"])];
   if (missing.length > 0) {
-    const what = [...(missing.includes("postgresql") ? [`PostgreSQL on 127.0.0.1:${settings.pgPort}`] : []), ...(missing.includes("redis-server") ? [`Redis on 127.0.0.1:${settings.redisPort}`] : [])];
+    const what = [
+      ...(missing.includes("postgresql") ? [`PostgreSQL on 127.0.0.1:${settings.pgPort}`] : []),
+      ...(missing.includes("redis-server") ? [`Redis on 127.0.0.1:${settings.redisPort}`] : []),
+    ];
     throw new MissingToolError(
       `The tests need ${what.join(" and ")}, nothing answers there, and none can be started here: install the Debian package${missing.length > 1 ? "s" : ""} ${missing.join(" ")} (apt-get install ${missing.join(" ")}), or set ${missing.map((m) => (m === "postgresql" ? "TEST_PG_ADMIN_URL" : "TEST_REDIS_URL")).join(" / ")} to a running server.`,
     );

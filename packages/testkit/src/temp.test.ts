@@ -51,7 +51,19 @@ it("removes tmpDir, makeGitRepo, stack, testConfig and git-fixtures folders when
   const list = path.join(work, "made.json");
   execFileSync(
     process.execPath,
-    ["--experimental-vm-modules", "--no-warnings=ExperimentalWarning", path.join(repoRoot, "node_modules/jest/bin/jest.js"), "--roots", caseDir, "--testMatch", "**/leftovers.test.ts", "--maxWorkers", "1", "--cacheDirectory", defaults.cacheDirectory],
+    [
+      "--experimental-vm-modules",
+      "--no-warnings=ExperimentalWarning",
+      path.join(repoRoot, "node_modules/jest/bin/jest.js"),
+      "--roots",
+      caseDir,
+      "--testMatch",
+      "**/leftovers.test.ts",
+      "--maxWorkers",
+      "1",
+      "--cacheDirectory",
+      defaults.cacheDirectory,
+    ],
     { cwd: repoRoot, env: { ...process.env, TMPDIR: tmp, AX_MADE_LIST: list }, stdio: ["ignore", "pipe", "pipe"], timeout: 90_000 },
   );
   const made = JSON.parse(fs.readFileSync(list, "utf8")) as string[];

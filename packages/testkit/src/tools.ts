@@ -95,7 +95,9 @@ export function requirePgBin(): string {
   const dir = findPgBin();
   if (dir) return dir;
   const hint = process.env.AX_PG_BIN ? ` (AX_PG_BIN=${process.env.AX_PG_BIN} holds no initdb)` : "";
-  throw new MissingToolError(`PostgreSQL's server programs (initdb, pg_ctl) were not found${hint}: install the Debian package postgresql (apt-get install postgresql) or set AX_PG_BIN to their folder.`);
+  throw new MissingToolError(
+    `PostgreSQL's server programs (initdb, pg_ctl) were not found${hint}: install the Debian package postgresql (apt-get install postgresql) or set AX_PG_BIN to their folder.`,
+  );
 }
 
 export function requireRedisServer(): string {
@@ -120,7 +122,9 @@ export function requireChromium(env: NodeJS.ProcessEnv = process.env): string {
   const file = findChromium(env);
   if (file) return file;
   if (env.CHROMIUM_PATH) {
-    throw new MissingToolError(`CHROMIUM_PATH=${env.CHROMIUM_PATH} is not an executable file: point it at a Chromium or Chrome binary, or unset it and install the Debian package chromium.`);
+    throw new MissingToolError(
+      `CHROMIUM_PATH=${env.CHROMIUM_PATH} is not an executable file: point it at a Chromium or Chrome binary, or unset it and install the Debian package chromium.`,
+    );
   }
   throw new MissingToolError(
     `Chromium was not found (looked for ${CHROMIUM_NAMES.join(", ")} on PATH): install the Debian package chromium (apt-get install chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary.`,
