@@ -1,4 +1,4 @@
-// The real `ax` binary against the real API over HTTP on 127.0.0.1 (see test-support):
+// The real `ax` binary against the real API over HTTP on 127.0.0.1 (see apps/cli/test/cli-harness.ts):
 // login and logout, the settings' precedence, groups, help, and the error paths.
 import fs from "node:fs";
 import path from "node:path";

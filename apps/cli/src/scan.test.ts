@@ -1,5 +1,5 @@
 // `ax scan`, `ax findings` and `ax triage`: the real binary against the real API, a real
-// worker running the real analyzers on git repositories made here (see test-support).
+// worker running the real analyzers on git repositories made here (see apps/cli/test/cli-harness.ts).
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { makeGitRepo } from "@ax/testkit";

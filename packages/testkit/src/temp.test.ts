@@ -12,7 +12,7 @@ import { tmpDir } from "./index";
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const testkit = path.join(repoRoot, "packages/testkit/src/index.ts");
 // The scanner's test support makes its temp folders with the testkit's tracking too.
-const gitFixtures = path.join(repoRoot, "packages/scanner/src/test-support/git-fixtures.ts");
+const gitFixtures = path.join(repoRoot, "packages/scanner/test/git-fixtures.ts");
 
 const CASE = `
 import fs from "node:fs";

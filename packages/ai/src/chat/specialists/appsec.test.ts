@@ -1,7 +1,7 @@
 /**
  * The AppSec specialist on its real topics and the real MITRE catalogue. The model path
  * talks to a stand-in for a model server (CannedModel below: a ModelProvider that records
- * requests and streams fixed text, in ./test-support.ts), because no model server runs in tests.
+ * requests and streams fixed text, in packages/ai/test/specialist-support.ts), because no model server runs in tests.
  */
 import { warmCweCatalog } from "../../knowledge/cwe-catalog";
 import type { ModelProvider } from "../../provider/types";

@@ -1,6 +1,6 @@
 /**
  * The CWE specialist on the real MITRE catalogue. The model path talks to a stand-in for a
- * model server (CannedModel in ./test-support.ts: a ModelProvider that records requests and
+ * model server (CannedModel in packages/ai/test/specialist-support.ts: a ModelProvider that records requests and
  * streams fixed text), because no model server runs in tests.
  */
 import { warmCweCatalog } from "../../knowledge/cwe-catalog";
