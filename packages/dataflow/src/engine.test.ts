@@ -10,7 +10,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { removeDir, tempDir } from "../test/scratch";
+import { removeDir, tmpDir } from "@ax/testkit/temp";
 import { analyzeModules } from "./engine";
 import type { ModuleIR } from "./ir";
 import { LOWERERS, SPECS } from "./languages";
@@ -60,7 +60,7 @@ function analyze(corpus: Corpus, everyRound: boolean, memo?: EngineMemo) {
 let scratch: string;
 let julietRoot: string;
 beforeAll(() => {
-  scratch = tempDir("ax-dataflow-worklist-");
+  scratch = tmpDir("ax-dataflow-worklist-");
   julietRoot = join(scratch, "juliet");
   cpSync(join(here, "../test/fixtures/juliet"), julietRoot, { recursive: true });
 });

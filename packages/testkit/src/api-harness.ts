@@ -11,8 +11,7 @@ import { addMember, bootstrap, createToken, createUser, type BootstrapResult, ty
 import { createLogger } from "@ax/logger";
 import { JobQueue, producerConnection } from "@ax/queue";
 import { createTestStack, waitFor, type TestStack } from "@ax/testkit";
-import type { ResolveHost } from "@ax/scan-worker";
-import { startWorker, type RunningWorker } from "@ax/scan-worker";
+import { startWorker, type ResolveHost, type RunningWorker } from "@ax/scan-worker";
 import { buildApp, type AppDeps } from "@ax/api-server";
 
 export interface ApiHarness {
