@@ -10,6 +10,7 @@ import type { Expr, LValue, Loc, Stmt } from "./ir";
 import type { Summary } from "./summary";
 import { fold, FOLDABLE, joinEnv, truthy, truthyConst, type Env } from "./fold";
 import { CallInterpreter } from "./interp-calls";
+import { foldStringCall, foldStringIndex, foldStringOp, pureShape, STRING_METHODS } from "./fold-strings";
 import { combine, constant, EMPTY, mergeFacts, withStep, join, type Fact, type Value } from "./values";
 
 interface Exits {
@@ -247,7 +248,7 @@ export class FunctionInterpreter extends CallInterpreter {
       case "field":
         return this.fieldRead(e, env);
       case "call":
-        return this.call(e, env);
+        return this.callExpr(e, env);
       case "new":
         return this.construct(e, env);
       case "binary":
@@ -286,6 +287,25 @@ export class FunctionInterpreter extends CallInterpreter {
     }
   }
 
+  /** A call: folded when it is a pure string method on constants, else interpreted (interp-calls.ts). */
+  private callExpr(e: Extract<Expr, { k: "call" }>, env: Env): Value {
+    if (STRING_METHODS.has(e.callee) && pureShape(e)) {
+      const receiver = e.receiver ? this.expr(e.receiver, env).konst : undefined;
+      if (!e.receiver || receiver) {
+        const args = e.args.map((a) => this.expr(a, env).konst);
+        if (args.every((a) => a !== undefined)) {
+          const folded = foldStringCall(
+            e.callee,
+            receiver?.v,
+            args.map((a) => a!.v),
+          );
+          if (folded !== undefined) return constant(folded);
+        }
+      }
+    }
+    return this.call(e, env);
+  }
+
   /** A field: a source by its path, a field of a class or a module global, or a key of a local object. */
   private fieldRead(e: Extract<Expr, { k: "field" }>, env: Env): Value {
     if (e.path) {
@@ -293,6 +313,10 @@ export class FunctionInterpreter extends CallInterpreter {
       if (src) return { facts: [this.sourceFact(src.id, src.label, src.kind, e.loc)] };
     }
     const owner = this.fieldOwner(e.object, env);
+    if (!owner && e.name === "length" && pureShape(e.object)) {
+      const s = this.expr(e.object, env).konst;
+      if (typeof s?.v === "string") return constant(s.v.length);
+    }
     if (owner) return this.readKey(this.s.program.isField(owner, e.name) ?? `${owner}.${e.name}`, env, e.loc);
     const obj = this.expr(e.object, env);
     const keyed = obj.keys?.get(e.name);
@@ -305,6 +329,8 @@ export class FunctionInterpreter extends CallInterpreter {
     const obj = this.expr(e.object, env);
     const idx = this.expr(e.index, env);
     const key = idx.konst && idx.konst.v !== null ? String(idx.konst.v) : null;
+    const ch = obj.konst && idx.konst ? foldStringIndex(obj.konst.v, idx.konst.v) : undefined;
+    if (ch !== undefined) return constant(ch);
     if (key !== null && obj.keys?.has(key)) {
       const kv = obj.keys.get(key)!;
       return { ...kv, facts: mergeFacts(kv.facts, obj.loose) };
@@ -347,6 +373,10 @@ export class FunctionInterpreter extends CallInterpreter {
     const r = this.expr(e.right, env);
     if (l.konst && r.konst && FOLDABLE.has(e.op)) {
       const folded = fold(e.op, l.konst.v, r.konst.v);
+      if (folded !== undefined) return constant(folded);
+    }
+    if (l.konst && r.konst) {
+      const folded = foldStringOp(e.op, l.konst.v, r.konst.v);
       if (folded !== undefined) return constant(folded);
     }
     if (["==", "!=", "===", "!==", "<", "<=", ">", ">=", "instanceof", "in", "is", "not in", "is not"].includes(e.op)) return EMPTY;
