@@ -13,7 +13,7 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const scripts = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
 
 const READERS: Record<string, string[]> = {
-  "bench:detection": ["juliet-java-1.2.tar.gz", "castle-c250.json", "juliet-c-1.3.tar.gz"],
+  "bench:detection": ["juliet-java-1.2.tar.gz", "castle-c250.json", "juliet-c-1.3.tar.gz", "peer-labelled.tar.gz"],
   "bench:dataflow": ["juliet-java-1.2.tar.gz"],
   "bench:perf": ["juliet-java-1.2.tar.gz", "juliet-c-1.3.tar.gz"],
   "bench:scan": ["juliet-java-1.2.tar.gz", "juliet-c-1.3.tar.gz"],

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 export const JULIET_JAVA_ARCHIVE = "juliet-java-1.2.tar.gz";
 export const JULIET_C_ARCHIVE = "juliet-c-1.3.tar.gz";
 export const CASTLE_FILE = "castle-c250.json";
+export const PEER_ARCHIVE = "peer-labelled.tar.gz";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 

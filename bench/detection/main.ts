@@ -2,12 +2,14 @@
  * `npm run bench:detection` — measures what the scanner detects on labeled data and writes
  * docs/detection.md and docs/detection.json.
  *
- *   node --import tsx bench/detection/main.ts [--suite java,castle,juliet-c,labeled] [--c-sample N|all]
- *        [--cwe 78,89] [--out DIR] [--keep]
+ *   node --import tsx bench/detection/main.ts [--suite java,castle,juliet-c,labeled,peer] [--c-sample N|all]
+ *        [--cwe 78,89] [--out DIR] [--keep] [--peer-misses FILE]
  *
  * DATASETS_DIR (default <repo>/../shared/datasets) holds the archives; they are unpacked into
  * a temporary folder outside the repository and removed afterwards (--keep leaves them).
  * With --suite or --cwe (a partial run) the docs are only written when --out is given.
+ * --peer-misses FILE (peer suite) writes the development set's missed labels and false alarms
+ * (JSON, or markdown for a .md FILE); the held-out source is never listed.
  */
 import { runLabeled } from "./labeled-suite";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -15,7 +17,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadRules, RULE_PACK_VERSION } from "@ax/rules";
-import { CASTLE_FILE, JULIET_C_ARCHIVE, JULIET_JAVA_ARCHIVE, requireDatasets } from "./datasets";
+import { CASTLE_FILE, JULIET_C_ARCHIVE, JULIET_JAVA_ARCHIVE, PEER_ARCHIVE, requireDatasets } from "./datasets";
+import { runPeer } from "./peer-suite";
 import { runCastle, runJulietC, runJulietJava, type BenchReport } from "./suites";
 import { writeReport } from "./report";
 
@@ -28,14 +31,23 @@ interface Args {
   out: string | null;
   keep: boolean;
   partial: boolean;
+  peerMisses: string | null;
 }
 
-const ALL_SUITES = ["java", "castle", "juliet-c", "labeled"];
+const ALL_SUITES = ["java", "castle", "juliet-c", "labeled", "peer"];
 /** Test cases per Juliet C/C++ CWE folder (deterministic sample, see suites.ts). */
 export const DEFAULT_C_SAMPLE = 100;
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { suites: new Set(ALL_SUITES), cSample: DEFAULT_C_SAMPLE, cwes: null, out: null, keep: false, partial: false };
+  const args: Args = {
+    suites: new Set(ALL_SUITES),
+    cSample: DEFAULT_C_SAMPLE,
+    cwes: null,
+    out: null,
+    keep: false,
+    partial: false,
+    peerMisses: null,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): string => {
@@ -63,13 +75,16 @@ function parseArgs(argv: string[]): Args {
       args.partial = true;
     } else if (a === "--out") args.out = resolve(value());
     else if (a === "--keep") args.keep = true;
+    else if (a === "--peer-misses") args.peerMisses = resolve(value());
     else if (a === "--help" || a === "-h") {
       process.stdout.write(
-        "usage: bench/detection/main.ts [--suite java,castle,juliet-c,labeled] [--c-sample N|all] [--cwe 78,89] [--out DIR] [--keep]\n",
+        "usage: bench/detection/main.ts [--suite java,castle,juliet-c,labeled,peer] [--c-sample N|all] [--cwe 78,89] [--out DIR] [--keep] " +
+          "[--peer-misses FILE]\n",
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
+  if (args.peerMisses && !args.suites.has("peer")) throw new Error("--peer-misses needs the peer suite");
   return args;
 }
 
@@ -80,7 +95,10 @@ function log(message: string): void {
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   // The labeled suite is committed (taint-cases/); the others read the datasets.
-  const needed = { java: JULIET_JAVA_ARCHIVE, castle: CASTLE_FILE, "juliet-c": JULIET_C_ARCHIVE } as Record<string, string>;
+  const needed = { java: JULIET_JAVA_ARCHIVE, castle: CASTLE_FILE, "juliet-c": JULIET_C_ARCHIVE, peer: PEER_ARCHIVE } as Record<
+    string,
+    string
+  >;
   const datasets = requireDatasets(
     "bench:detection",
     [...args.suites].flatMap((s) => (needed[s] ? [needed[s]] : [])),
@@ -105,6 +123,7 @@ async function main(): Promise<void> {
     if (args.suites.has("castle")) report.castle = await runCastle({ datasets, scratch, log });
     if (args.suites.has("juliet-c")) report.julietC = await runJulietC({ datasets, scratch, sample: args.cSample, cwes: args.cwes, log });
     if (args.suites.has("labeled")) report.labeled = await runLabeled({ scratch, log });
+    if (args.suites.has("peer")) report.peer = await runPeer({ datasets, scratch, log, missesOut: args.peerMisses });
   } finally {
     if (!args.keep) await rm(scratch, { recursive: true, force: true, maxRetries: 3 });
     else log(`kept ${scratch}`);

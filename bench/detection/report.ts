@@ -11,6 +11,7 @@ import type { BenchReport } from "./suites";
 import type { LabeledSuiteResult } from "./labeled-suite";
 import { pct, runsLine, secs, TARGETS } from "./report-format";
 import { cSection, javaSection } from "./report-juliet";
+import { peerConsoleLines, peerSection, peerSummaryLines } from "./peer-report";
 
 export { TARGETS } from "./report-format";
 
@@ -183,6 +184,7 @@ function summaryLines(report: BenchReport): string[] {
         `${pct(a.score)}**, TPR ${pct(a.tpr)}, FPR ${pct(a.fpr)} |`,
     );
   }
+  if (report.peer) lines.push(...peerSummaryLines(report.peer));
   return lines;
 }
 
@@ -197,6 +199,7 @@ export function renderMarkdown(report: BenchReport): string {
     timings.push(
       `Juliet C/C++ ${secs(report.julietC.totalMs)} (scan ${secs(report.julietC.scanMs)}, function index ${secs(report.julietC.indexMs)})`,
     );
+  if (report.peer) timings.push(`peer-labelled ${secs(report.peer.totalMs)}`);
   const lines: string[] = [
     "# Detection benchmark",
     "",
@@ -247,6 +250,7 @@ export function renderMarkdown(report: BenchReport): string {
     ...castleSection(report),
     ...(report.julietC ? cSection(report.julietC) : []),
     ...(report.labeled ? labeledSection(report.labeled) : []),
+    ...(report.peer ? peerSection(report.peer) : []),
   ];
   return `${lines
     .join("\n")
@@ -285,6 +289,7 @@ export async function writeReport(report: BenchReport, outDir: string | null): P
       );
     }
   }
+  if (report.peer) lines.push(...peerConsoleLines(report.peer));
   lines.push(`runtime ${secs(report.runtimeMs)}`);
   return `${lines.join("\n")}\n`;
 }

@@ -11,6 +11,7 @@ import type { RuleMeta } from "@ax/rules";
 import { JAVA_SPEC } from "@ax/dataflow";
 import { DATAFLOW } from "@ax/scanner";
 import type { LabeledSuiteResult } from "./labeled-suite";
+import type { PeerSuiteResult } from "./peer-suite";
 import { cppcheckCatalog, flawfinderCatalog, type ToolCatalog } from "./c-scope";
 import { scoreCastle, type CastleResult } from "./castle";
 import { cweNumber } from "./cwe";
@@ -80,6 +81,8 @@ export interface BenchReport {
   julietC: JulietSuiteResult | null;
   /** Our labeled Python and JavaScript handlers (labeled-suite.ts). */
   labeled?: LabeledSuiteResult[] | null;
+  /** Other analyzers' labelled test samples (peer-suite.ts); find-sec-bugs held out. */
+  peer?: PeerSuiteResult | null;
 }
 
 type Log = (message: string) => void;
