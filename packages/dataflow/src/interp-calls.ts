@@ -8,6 +8,7 @@
 import type { TraceStep } from "@ax/contracts";
 import type { Expr, FunctionIR, Loc, ModuleIR } from "./ir";
 import { chainPath } from "./lower-util";
+import { aliasNameMatches, importedCall } from "./modules";
 import type { FnRef } from "./program";
 import type { CallPattern, LanguageSpec, SinkRule } from "./spec";
 import type { Shared, SinkSummary } from "./summary";
@@ -172,6 +173,9 @@ export abstract class CallInterpreter {
     const p = this.s.program;
     const arity = (r: FnRef) =>
       r.fn.params.length - this.selfOffset(r) === e.args.length || r.fn.params.length === 0 || e.args.length === 0;
+    // Through an import: that module's function, or none for a library (modules.ts).
+    const viaImport = importedCall(p, this.module, e, (n) => env.has(n));
+    if (viaImport) return viaImport;
     if (!e.receiver) {
       const lambda = env.get(e.callee) ? undefined : p.lambdas.get(e.callee);
       if (lambda) return { precise: [lambda], loose: [] };
@@ -316,7 +320,7 @@ export abstract class CallInterpreter {
   }
 
   protected matches(p: CallPattern, e: Extract<Expr, { k: "call" }>, receiver: Value | null, env: Env): boolean {
-    if (!p.names.includes(e.callee)) return false;
+    if (!p.names.includes(e.callee) && !aliasNameMatches(p, this.module, e, (n) => env.has(n))) return false;
     if (p.path && !(e.path !== undefined && p.path.test(e.path))) return false;
     if (p.receiver) {
       const r = e.receiver;

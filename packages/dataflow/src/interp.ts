@@ -9,7 +9,7 @@
 import type { Expr, LValue, Loc, Stmt } from "./ir";
 import type { Summary } from "./summary";
 import { fold, FOLDABLE, joinEnv, truthy, truthyConst, type Env } from "./fold";
-import { CallInterpreter } from "./interp-calls";
+import { ClosureInterpreter } from "./interp-closures";
 import { foldStringCall, foldStringIndex, foldStringOp, pureShape, STRING_METHODS } from "./fold-strings";
 import { combine, constant, EMPTY, mergeFacts, withStep, join, type Fact, type Value } from "./values";
 
@@ -18,7 +18,7 @@ interface Exits {
   continues: Env[];
 }
 
-export class FunctionInterpreter extends CallInterpreter {
+export class FunctionInterpreter extends ClosureInterpreter {
   private ret: Value | undefined;
   private loopExits: Exits[] = [];
   private depth = 0;
@@ -281,7 +281,7 @@ export class FunctionInterpreter extends CallInterpreter {
       case "cast":
         return this.expr(e.arg, env);
       case "lambda":
-        return EMPTY;
+        return this.closure(e.name, e.loc, env);
       case "unknown":
         return combine(e.parts.map((p) => this.expr(p, env)));
     }
@@ -384,11 +384,12 @@ export class FunctionInterpreter extends CallInterpreter {
   }
 
   private readVar(name: string, env: Env, loc: Loc): Value {
-    const local = env.get(name);
+    const local = env.get(name) ?? this.captured(name, loc);
     if (local) return local;
     const key = this.storageKey(name);
     if (key) return this.readKey(key, env, loc);
-    return EMPTY;
+    // An inner function named as a value (`run_later(inner)`): a closure created here.
+    return this.module.language === "java" ? EMPTY : this.closure(name, null, env);
   }
 
   /** Where an undeclared name lives: a field of this class (Java) or a module global. */

@@ -119,6 +119,11 @@ export interface FunctionIR {
    * label for the trace ("route parameter `id`").
    */
   sourceParams?: { index: number; label: string }[];
+  /**
+   * Python and JavaScript closures: the enclosing functions' locals this function reads. Their
+   * values are those of the enclosing function where the closure is created (closures.ts).
+   */
+  captures?: string[];
 }
 
 export interface ClassIR {
@@ -141,4 +146,6 @@ export interface ModuleIR {
    * resolved dotted path, so an alias does not hide a sink.
    */
   imports: Record<string, string>;
+  /** JavaScript: exported names mapped to the function they export (`default` → `handler`); see modules.ts. */
+  exports?: Record<string, string>;
 }

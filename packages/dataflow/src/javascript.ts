@@ -6,6 +6,7 @@
  * request parameter marked as a source. Odd input degrades to `unknown`, never an exception.
  */
 import { Lang, parse, type SgNode } from "@ast-grep/napi";
+import { markCaptures } from "./closures";
 import type { ModuleIR } from "./ir";
 import { markHandlers } from "./javascript-frameworks";
 import { collectImports } from "./javascript-imports";
@@ -19,7 +20,10 @@ export function lowerJavaScript(file: string, source: string, language: "javascr
     const lowering = new JsLowering(imports);
     lowering.module(root);
     markHandlers(lowering.functions, lowering.exported);
-    return { file, language, functions: lowering.functions, classes: lowering.classes, imports: imports.paths };
+    markCaptures(lowering.functions);
+    const exports: Record<string, string> = {};
+    for (const ex of lowering.exported) Object.defineProperty(exports, ex.exportName, { value: ex.name, enumerable: true, writable: true });
+    return { file, language, functions: lowering.functions, classes: lowering.classes, imports: imports.paths, exports };
   } catch {
     // Statements already degrade one by one; this catches a parser failure or a pathological tree.
     return { file, language, functions: [], classes: [], imports: {} };

@@ -115,7 +115,7 @@ export const PYTHON_SPEC: LanguageSpec = {
       id: "py-san-html-escape",
       call: {
         names: ["escape", "conditional_escape"],
-        path: /^((html|cgi|markupsafe|flask|jinja2|werkzeug(\.utils)?|django\.utils\.html|xml\.sax\.saxutils)\.)?(escape|conditional_escape)$/,
+        path: /^((html|cgi|markupsafe(\.Markup)?|flask|jinja2|werkzeug(\.utils)?|django\.utils\.html|xml\.sax\.saxutils)\.)?(escape|conditional_escape)$/,
       },
       cwes: ["CWE-79"],
     },

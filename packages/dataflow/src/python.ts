@@ -15,6 +15,7 @@
  *   assignments nor definitions run where the class is defined and are lowered there.
  */
 import type { SgNode } from "@ast-grep/napi";
+import { markCaptures } from "./closures";
 import type { ClassIR, Expr, FunctionIR, LValue, Loc, ModuleIR, Stmt } from "./ir";
 import { kindOf, locOf, namedChildren, unknown } from "./lower-util";
 import { parseSource } from "./parser";
@@ -42,6 +43,7 @@ export function lowerPython(file: string, source: string): ModuleIR {
   const module: FunctionIR = { name: "<module>", cls: null, params: [], body: [], loc: locOf(root) };
   lowering.functions.push(module);
   module.body = lowering.block(root);
+  markCaptures(lowering.functions);
   const record: Record<string, string> = {};
   for (const [name, target] of imports) setOwn(record, name, target);
   return { file, language: "python", functions: lowering.functions, classes: lowering.classes, imports: record };

@@ -1,0 +1,145 @@
+// JavaScript/TypeScript module resolution: a call through `require`/`import` of a relative
+// module reaches that file's function; a package import reaches no repository function; rules
+// match through local aliases.
+import { moduleTwins, type Files } from "../test/module-twins";
+
+/** Two modules export `f`: one quotes its argument for the shell, one passes it through. */
+const LIBS: Files = {
+  "lib/clean.js": `
+    const sq = require("shell-quote");
+    exports.f = function (x) {
+      return sq.quote([x]);
+    };
+  `,
+  "lib/raw.js": `
+    exports.f = function (x) {
+      return x;
+    };
+  `,
+  "lib/clean-def.ts": `
+    import { quote } from "shell-quote";
+    export default function (x: string) {
+      return quote([x]);
+    }
+    export function g(x: string) {
+      return quote([x]);
+    }
+  `,
+  "lib/raw-def.ts": `
+    export default function (x: string) {
+      return x;
+    }
+    export function g(x: string) {
+      return x;
+    }
+  `,
+  "lib/clean-cjs/index.js": `
+    const sq = require("shell-quote");
+    module.exports = function f(x) {
+      return sq.quote([x]);
+    };
+  `,
+  "lib/raw-cjs/index.js": `
+    module.exports = function f(x) {
+      return x;
+    };
+  `,
+};
+
+/** A handler running `exec` on the query parameter after `call` (with `imports` above it). */
+function handler(imports: string, call: string, file = "app.js"): Files {
+  return {
+    ...LIBS,
+    [file]: `
+      const { exec } = require("child_process");
+      ${imports}
+
+      function run(req) {
+        const cmd = ${call};
+        exec(cmd); // SINK
+      }
+      module.exports = { run };
+    `,
+  };
+}
+
+const both = (imports: (m: string) => string, call: string, file?: string, raw = "raw", clean = "clean") => ({
+  vuln: handler(imports(raw), call, file),
+  safe: handler(imports(clean), call, file),
+});
+
+moduleTwins("javascript imports resolve to the imported module's function", [
+  { name: "const m = require('./m'); m.f()", cwe: "CWE-78", ...both((m) => `const m = require("./lib/${m}");`, "m.f(req.query.c)") },
+  { name: "const { f } = require('./m')", cwe: "CWE-78", ...both((m) => `const { f } = require("./lib/${m}");`, "f(req.query.c)") },
+  {
+    name: "const { f: h } = require('./m.js')",
+    cwe: "CWE-78",
+    ...both((m) => `const { f: h } = require("./lib/${m}.js");`, "h(req.query.c)"),
+  },
+  {
+    name: "import f from './m' (default export)",
+    cwe: "CWE-78",
+    ...both((m) => `import f from "./lib/${m}";`, "f(req.query.c)", "app.ts", "raw-def", "clean-def"),
+  },
+  {
+    name: "import * as m from './m'",
+    cwe: "CWE-78",
+    ...both((m) => `import * as m from "./lib/${m}";`, "m.g(req.query.c)", "app.ts", "raw-def", "clean-def"),
+  },
+  {
+    name: "import { g as h } from '../lib/m'",
+    cwe: "CWE-78",
+    ...both((m) => `import { g as h } from "../lib/${m}";`, "h(req.query.c)", "routes/app.ts", "raw-def", "clean-def"),
+  },
+  {
+    name: "require('./dir') with module.exports = function",
+    cwe: "CWE-78",
+    ...both((m) => `const f = require("./lib/${m}");`, "f(req.query.c)", "app.js", "raw-cjs", "clean-cjs"),
+  },
+]);
+
+moduleTwins("javascript package imports reach no repository function", [
+  {
+    name: "a package `render` and an app `render` that runs a command",
+    cwe: "CWE-78",
+    vuln: {
+      "helpers.js": 'const { exec } = require("child_process");\nexports.render = function (x) {\n  exec(x); // SINK\n};\n',
+      "app.js": 'const { render } = require("./helpers");\nfunction view(req) {\n  render(req.query.t);\n}\nmodule.exports = { view };\n',
+    },
+    safe: {
+      "helpers.js": 'const { exec } = require("child_process");\nexports.render = function (x) {\n  exec(x);\n};\n',
+      "app.js":
+        'const { render } = require("templating-lib");\nfunction view(req) {\n  render(req.query.t);\n}\nmodule.exports = { view };\n',
+    },
+  },
+]);
+
+moduleTwins("javascript rules match through local aliases", [
+  {
+    name: "const { exec: run } = require('child_process') and a shell-escape alias",
+    cwe: "CWE-78",
+    vuln: { "app.js": 'const { exec: run } = require("child_process");\nfunction go(req) {\n  run("ls " + req.query.d); // SINK\n}\n' },
+    safe: {
+      "app.js":
+        'const { exec: run } = require("child_process");\nconst esc = require("shell-escape");\n' +
+        'function go(req) {\n  run("ls " + esc([req.query.d]));\n}\n',
+    },
+  },
+  {
+    name: "const sani = require('mongo-sanitize'); sani(x)",
+    cwe: "CWE-943",
+    vuln: { "app.js": 'function go(req, db) {\n  return db.collection("users").findOne({ name: req.body.name }); // SINK\n}\n' },
+    safe: {
+      "app.js":
+        'const sani = require("mongo-sanitize");\nfunction go(req, db) {\n  return db.collection("users").findOne({ name: sani(req.body.name) });\n}\n',
+    },
+  },
+  {
+    name: "import { execSync as sh } from 'node:child_process'",
+    cwe: "CWE-78",
+    vuln: {
+      "app.ts": 'import { execSync as sh } from "node:child_process";\nexport function go(req: any) {\n  sh(req.query.c); // SINK\n}\n',
+    },
+    safe: { "app.ts": 'import { execSync as sh } from "node:child_process";\nexport function go(req: any) {\n  sh("ls -l");\n}\n' },
+  },
+]);

@@ -1,0 +1,224 @@
+/**
+ * Module resolution for Python and JavaScript/TypeScript: a call through an import reaches the
+ * imported module's function, found by the module's path, never a same-named function of some
+ * other file; a call through an import of a module the repository does not hold (a library)
+ * reaches no repository function at all.
+ *
+ * Import paths are as `ModuleIR.imports` records them: Python `pkg.m.f`, `.m.f`, `..f`
+ * (relative ones keep their dots); JavaScript `./m.f`, `../lib/m`, `lodash.merge`. Python
+ * modules are `pkg/m.py` or `pkg/m/__init__.py`, relative to the importing file's package for
+ * relative imports, else from the repository root or any folder above it (`src/pkg/m.py`).
+ * JavaScript specifiers starting with `.` or `/` are files (`./m`, `./m.js`, `./m/index.ts`);
+ * bare ones are packages, hence libraries.
+ */
+import type { Expr, ModuleIR } from "./ir";
+import type { FnRef, Program } from "./program";
+import type { CallPattern } from "./spec";
+
+/** What an import path stands for: functions of the repository (maybe none), or a library. */
+export type ImportTarget = { kind: "repo"; refs: FnRef[] } | { kind: "library" };
+
+const JS_EXTENSIONS = [".js", ".ts", ".tsx", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
+const IDENT = /^[A-Za-z_$][\w$]*$/;
+
+const byFile = new WeakMap<Program, Map<string, ModuleIR>>();
+
+function modulesByFile(p: Program): Map<string, ModuleIR> {
+  let map = byFile.get(p);
+  if (!map) {
+    map = new Map(p.modules.map((m) => [m.file, m]));
+    byFile.set(p, map);
+  }
+  return map;
+}
+
+function own(record: Record<string, string> | undefined, name: string): string | undefined {
+  return record && Object.hasOwn(record, name) ? record[name] : undefined;
+}
+
+/**
+ * The import path a call goes through, when its callee (or the head of its receiver chain) is
+ * an imported name not shadowed by a local: `f(x)` after `from m import f`, `m.f(x)` after
+ * `import pkg.m as m`, `g(x)` after `const { f: g } = require("./m")`.
+ */
+export function importedPath(module: ModuleIR, e: Extract<Expr, { k: "call" }>, isLocal: (name: string) => boolean): string | undefined {
+  if (module.language === "java" || e.path === undefined) return undefined;
+  if (!e.receiver) {
+    if (isLocal(e.callee)) return undefined;
+    if (own(module.imports, e.callee) !== undefined || e.path !== e.callee) return e.path;
+    return undefined;
+  }
+  let head: Expr = e.receiver;
+  while (head.k === "field") head = head.object;
+  if (head.k !== "var" || isLocal(head.name) || own(module.imports, head.name) === undefined) return undefined;
+  return e.path;
+}
+
+/**
+ * The repository functions a call through an import reaches (`precise`), or none at all when
+ * it goes to a library; undefined when the call is not through an import.
+ */
+export function importedCall(
+  p: Program,
+  module: ModuleIR,
+  e: Extract<Expr, { k: "call" }>,
+  isLocal: (name: string) => boolean,
+): { precise: FnRef[]; loose: FnRef[] } | undefined {
+  const path = importedPath(module, e, isLocal);
+  if (path === undefined) return undefined;
+  const target = resolveImport(p, module, path);
+  return { precise: target.kind === "repo" ? target.refs : [], loose: [] };
+}
+
+/**
+ * A rule's names for a call through an import under a local alias (`run` for `os.system`,
+ * `sani` for the `mongo-sanitize` module): the import's own name, the last part of its path,
+ * stands for the callee; a package called as a function is matched on its path alone.
+ */
+export function aliasNameMatches(
+  p: CallPattern,
+  module: ModuleIR,
+  e: Extract<Expr, { k: "call" }>,
+  isLocal: (name: string) => boolean,
+): boolean {
+  if (e.receiver) return false;
+  const path = importedPath(module, e, isLocal);
+  if (path === undefined) return false;
+  const last = path.split(".").pop();
+  if (last !== undefined && p.names.includes(last)) return true;
+  // A whole package called as a function (`const sani = require("mongo-sanitize")`): its path says it all.
+  return p.path !== undefined && !path.includes(".") && !path.includes("/");
+}
+
+/** Where an import path leads, or undefined when it is not an import of a module at all. */
+export function resolveImport(p: Program, from: ModuleIR, path: string, depth = 0): ImportTarget {
+  const found = from.language === "python" ? pythonModule(p, from, path) : jsModule(p, from, path);
+  if (!found) return { kind: "library" };
+  return { kind: "repo", refs: depth > 4 ? [] : membersOf(p, found.module, found.rest, depth) };
+}
+
+/** The functions `rest` names in a module: a function, a class's method, or the default export (`rest` empty). */
+function membersOf(p: Program, module: ModuleIR, rest: readonly string[], depth: number): FnRef[] {
+  const fns = p.byModule.get(module.file);
+  const js = module.language !== "python";
+  if (rest.length === 0) {
+    if (!js) return [];
+    const name = own(module.exports, "default") ?? commonJsExport(module, null);
+    return name ? (fns?.get(name) ?? []) : [];
+  }
+  const [first, second] = rest as [string, string | undefined];
+  if (second !== undefined && rest.length === 2) {
+    const cls = classIn(p, module, first);
+    if (cls) return p.methods(cls, second, false);
+  }
+  if (rest.length !== 1) return [];
+  const direct = fns?.get(first);
+  if (direct?.length) return direct;
+  const alias = js ? (own(module.exports, first) ?? commonJsExport(module, first)) : undefined;
+  if (alias && fns?.get(alias)?.length) return fns.get(alias) ?? [];
+  const cls = classIn(p, module, first);
+  if (cls) return p.methods(cls, js ? "<init>" : "__init__", false);
+  // A re-export: `from .impl import f` in a package's __init__.py, `export { f } from "./impl"`.
+  const again = own(module.imports, alias ?? first);
+  if (again !== undefined) {
+    const target = resolveImport(p, module, again, depth + 1);
+    return target.kind === "repo" ? target.refs : [];
+  }
+  return [];
+}
+
+/** The key under which the program holds class `name` of `module`. */
+function classIn(p: Program, module: ModuleIR, name: string): string | undefined {
+  for (const [key, entry] of p.classes) if (entry.module === module && entry.cls.name === name) return key;
+  return undefined;
+}
+
+/** `module.exports = f`, `module.exports.name = f`, `exports.name = f`: the function assigned, by name. */
+function commonJsExport(module: ModuleIR, name: string | null): string | undefined {
+  const top = module.functions.find((f) => f.name === "<module>");
+  for (const s of top?.body ?? []) {
+    if (s.k !== "assign" || s.target.k !== "field" || (s.value.k !== "lambda" && s.value.k !== "var")) continue;
+    const at = s.target.path;
+    const wanted = name === null ? ["module.exports"] : [`module.exports.${name}`, `exports.${name}`];
+    if (at !== undefined && wanted.includes(at)) return s.value.name;
+  }
+  return undefined;
+}
+
+interface Found {
+  module: ModuleIR;
+  rest: string[];
+}
+
+function pythonModule(p: Program, from: ModuleIR, path: string): Found | undefined {
+  const dots = /^\.*/.exec(path)?.[0].length ?? 0;
+  const segs = path.slice(dots).split(".").filter(Boolean);
+  const files = modulesByFile(p);
+  const dir = from.file.split("/").slice(0, -1);
+  const bases: string[][] = [];
+  if (dots > 0) {
+    if (dots - 1 > dir.length) return undefined;
+    bases.push(dir.slice(0, dir.length - (dots - 1)));
+  } else {
+    // Absolute: from the repository root or any folder that holds the importing file (`src/`).
+    for (let n = dir.length; n >= 0; n--) bases.push(dir.slice(0, n));
+  }
+  for (let i = segs.length; i >= 0; i--) {
+    if (i === 0 && dots === 0) break;
+    for (const base of bases) {
+      const stem = [...base, ...segs.slice(0, i)].join("/");
+      for (const file of i === 0 ? [`${stem}/__init__.py`] : [`${stem}.py`, `${stem}/__init__.py`]) {
+        const m = files.get(file.replace(/^\//, ""));
+        if (m) return { module: m, rest: segs.slice(i) };
+      }
+    }
+  }
+  if (dots === 0 && segs[0] !== undefined) {
+    // A top-level package some other folder holds (`lib/pkg/m.py` imported as `pkg.m`).
+    for (let i = segs.length; i >= 1; i--) {
+      const tail = segs.slice(0, i).join("/");
+      const hits = p.modules.filter(
+        (m) => m.language === "python" && (m.file.endsWith(`/${tail}.py`) || m.file.endsWith(`/${tail}/__init__.py`)),
+      );
+      if (hits.length === 1 && hits[0]) return { module: hits[0], rest: segs.slice(i) };
+    }
+  }
+  return undefined;
+}
+
+function jsModule(p: Program, from: ModuleIR, path: string): Found | undefined {
+  if (!path.startsWith(".") && !path.startsWith("/")) return undefined;
+  const files = modulesByFile(p);
+  // The specifier is a prefix of the path; the rest are member names (`./m.js.f` → `./m.js`, [f]).
+  const parts = path.split(".");
+  for (let cut = parts.length; cut >= 1; cut--) {
+    const rest = parts.slice(cut);
+    if (!rest.every((r) => IDENT.test(r))) continue;
+    const spec = parts.slice(0, cut).join(".");
+    if (!spec) continue;
+    const target = normalize(from.file, spec);
+    if (target === undefined) continue;
+    const stem = target.replace(/\/$/, "");
+    const candidates = [stem, ...JS_EXTENSIONS.map((x) => stem + x), ...JS_EXTENSIONS.map((x) => `${stem}/index${x}`)];
+    // `./m.js` compiled from `./m.ts`.
+    if (/\.[cm]?js$/.test(stem)) candidates.push(...[".ts", ".tsx", ".mts", ".cts"].map((x) => stem.replace(/\.[cm]?js$/, x)));
+    for (const c of candidates) {
+      const m = files.get(c);
+      if (m) return { module: m, rest };
+    }
+  }
+  return undefined;
+}
+
+/** `spec` relative to the importing file's folder, as a repository path; undefined above the root. */
+function normalize(fromFile: string, spec: string): string | undefined {
+  const out = spec.startsWith("/") ? [] : fromFile.split("/").slice(0, -1);
+  for (const seg of spec.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") {
+      if (!out.length) return undefined;
+      out.pop();
+    } else out.push(seg);
+  }
+  return out.join("/");
+}
