@@ -11,7 +11,8 @@ import type { Summary } from "./summary";
 import { fold, FOLDABLE, joinEnv, truthy, truthyConst, type Env } from "./fold";
 import { ClosureInterpreter } from "./interp-closures";
 import { foldStringCall, foldStringIndex, foldStringOp, pureShape, STRING_METHODS } from "./fold-strings";
-import { combine, constant, EMPTY, mergeFacts, withStep, join, type Fact, type Value } from "./values";
+import { derivation, guardOf, isExitCall, replaceSanitizes, type Guard, type Refinement } from "./guards";
+import { combine, constant, EMPTY, mergeFacts, sanitized, withStep, join, type Fact, type Value } from "./values";
 
 interface Exits {
   breaks: Env[];
@@ -63,7 +64,7 @@ export class FunctionInterpreter extends ClosureInterpreter {
         return env;
       case "expr":
         this.expr(st.expr, env);
-        return env;
+        return isExitCall(st.expr) ? null : env;
       case "return": {
         const v = st.value ? this.expr(st.value, env) : constant(null);
         this.ret = join(this.ret, v.facts.length ? { ...v, facts: withStep(v.facts, this.step(st.loc, "return", "returned")) } : v);
@@ -77,8 +78,9 @@ export class FunctionInterpreter extends ClosureInterpreter {
         const truth = truthy(test);
         if (truth === true) return this.block(st.then, env);
         if (truth === false) return this.block(st.else, env);
-        const a = this.block(st.then, new Map(env));
-        const b = this.block(st.else, new Map(env));
+        const g = this.guard(st.test, env);
+        const a = this.block(st.then, this.refine(new Map(env), g.whenTrue));
+        const b = this.block(st.else, this.refine(new Map(env), g.whenFalse));
         return joinEnv(a, b);
       }
       case "loop":
@@ -249,8 +251,11 @@ export class FunctionInterpreter extends ClosureInterpreter {
         return this.fieldRead(e, env);
       case "call":
         return this.callExpr(e, env);
-      case "new":
-        return this.construct(e, env);
+      case "new": {
+        const v = this.construct(e, env);
+        const derived = derivation(e, this.module.language);
+        return derived ? { ...v, derived } : v;
+      }
       case "binary":
         return this.binary(e, env);
       case "unary": {
@@ -265,7 +270,8 @@ export class FunctionInterpreter extends ClosureInterpreter {
         const t = truthy(this.expr(e.test, env));
         if (t === true) return this.expr(e.then, env);
         if (t === false) return this.expr(e.else, env);
-        return join(this.expr(e.then, env), this.expr(e.else, env));
+        const g = this.guard(e.test, env);
+        return join(this.expr(e.then, this.refine(new Map(env), g.whenTrue)), this.expr(e.else, this.refine(new Map(env), g.whenFalse)));
       }
       case "index":
         return this.indexRead(e, env);
@@ -287,6 +293,20 @@ export class FunctionInterpreter extends ClosureInterpreter {
     }
   }
 
+  /** What a condition proves about variables on each branch (guards.ts). */
+  private guard(test: Expr, env: Env): Guard {
+    const peek = (e: Expr) => (e.k === "var" || e.k === "field" ? this.expr(e, env) : undefined);
+    return guardOf(test, peek, (name) => env.get(name)?.derived);
+  }
+
+  private refine(env: Env, refs: readonly Refinement[]): Env {
+    for (const r of refs) {
+      const v = env.get(r.name);
+      if (v?.facts.length) env.set(r.name, { ...v, facts: sanitized(v.facts, r.cwes) });
+    }
+    return env;
+  }
+
   /** A call: folded when it is a pure string method on constants, else interpreted (interp-calls.ts). */
   private callExpr(e: Extract<Expr, { k: "call" }>, env: Env): Value {
     if (STRING_METHODS.has(e.callee) && pureShape(e)) {
@@ -303,7 +323,11 @@ export class FunctionInterpreter extends ClosureInterpreter {
         }
       }
     }
-    return this.call(e, env);
+    const v = this.call(e, env);
+    const cwe = replaceSanitizes(e);
+    const derived = derivation(e, this.module.language);
+    if (!cwe && !derived) return v;
+    return { ...v, ...(cwe ? { facts: sanitized(v.facts, [cwe]) } : {}), ...(derived ? { derived } : {}) };
   }
 
   /** A field: a source by its path, a field of a class or a module global, or a key of a local object. */

@@ -5,6 +5,7 @@
 import type { TraceStep } from "@ax/contracts";
 import type { ConstValue } from "./ir";
 import type { SourceKind } from "./spec";
+import type { Derivation } from "./guards";
 
 const MAX_FACTS = 6;
 const MAX_STEPS = 14;
@@ -40,6 +41,8 @@ export interface Value {
   wraps?: readonly string[];
   /** Entries stored under constant keys (`map.put("k", v)`, `d["k"] = v`, `{k: v}`). */
   keys?: ReadonlyMap<string, Value>;
+  /** A URL parsed from, or a path resolved from, another value (guards.ts). */
+  derived?: Derivation;
   /** Facts stored without a key (`list.add(v)`), returned by every keyed read too. */
   loose?: readonly Fact[];
 }
@@ -100,6 +103,7 @@ export function join(a: Value | undefined, b: Value | undefined): Value {
     for (const k of new Set([...(a.keys?.keys() ?? []), ...(b.keys?.keys() ?? [])])) keys.set(k, join(a.keys?.get(k), b.keys?.get(k)));
     out.keys = keys;
   }
+  if (a.derived && a.derived.kind === b.derived?.kind && a.derived.from === b.derived.from) out.derived = a.derived;
   if (a.loose || b.loose) out.loose = mergeFacts(a.loose, b.loose);
   return out;
 }
