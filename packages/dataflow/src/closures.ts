@@ -18,11 +18,15 @@ export const CAPTURE = "closure::";
 export function markCaptures(functions: readonly FunctionIR[]): void {
   const nested = functions.filter((f) => f.name !== "<module>");
   if (nested.length < 2) return;
+  // By start, the outer first where two start together; a stack holds the functions still open.
+  const ordered = [...nested].sort((a, b) => a.loc.line - b.loc.line || a.loc.column - b.loc.column || outerFirst(a.loc, b.loc));
   const parent = new Map<FunctionIR, FunctionIR>();
-  for (const fn of nested) {
-    let best: FunctionIR | undefined;
-    for (const other of nested) if (other !== fn && contains(other.loc, fn.loc) && (!best || contains(best.loc, other.loc))) best = other;
-    if (best) parent.set(fn, best);
+  const open: FunctionIR[] = [];
+  for (const fn of ordered) {
+    while (open.length && !contains(open[open.length - 1]!.loc, fn.loc)) open.pop();
+    const up = open[open.length - 1];
+    if (up) parent.set(fn, up);
+    open.push(fn);
   }
   if (!parent.size) return;
   const depth = (fn: FunctionIR) => {
@@ -66,6 +70,10 @@ export function closureOf(p: Program, module: ModuleIR, fn: FunctionIR, name: st
     if (loc ? ref.fn.loc.line === loc.line && ref.fn.loc.column === loc.column : contains(fn.loc, ref.fn.loc)) return ref;
   }
   return undefined;
+}
+
+function outerFirst(a: Loc, b: Loc): number {
+  return b.endLine - a.endLine || b.endColumn - a.endColumn;
 }
 
 function contains(outer: Loc, inner: Loc): boolean {

@@ -34,7 +34,8 @@ export abstract class ClosureInterpreter extends CallInterpreter {
     const at = loc ?? this.at;
     for (const sink of summary.sinks) {
       if (typeof sink.param !== "string" || !sink.param.startsWith(CAPTURE)) continue;
-      const step = this.step(at, "call", `captured by \`${ref.fn.name}\` (${sink.param.slice(CAPTURE.length)})`);
+      const by = ref.fn.name.startsWith("<") ? "a function literal" : `\`${ref.fn.name}\``;
+      const step = this.step(at, "call", `\`${sink.param.slice(CAPTURE.length)}\` captured by ${by}`);
       for (const fact of this.readKey(sink.param, env, at).facts) {
         if (fact.clean.has(sink.rule.cwe)) continue;
         this.report({ ...appendSteps(fact, [step]), steps: [...fact.steps, step] }, sink.rule, sink.file, sink.loc, sink.steps);

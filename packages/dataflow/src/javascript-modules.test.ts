@@ -114,6 +114,24 @@ moduleTwins("javascript package imports reach no repository function", [
   },
 ]);
 
+moduleTwins("javascript calls on an object a repository module exports", [
+  {
+    name: "module.exports = new Store(); store.put(x)",
+    cwe: "CWE-78",
+    vuln: {
+      "services/store.js":
+        'const { exec } = require("child_process");\nclass Store {\n  put(x) {\n    exec(x); // SINK\n  }\n}\nmodule.exports = new Store();\n',
+      "app.js":
+        'const store = require("./services/store");\nfunction view(req) {\n  store.put(req.query.t);\n}\nmodule.exports = { view };\n',
+    },
+    safe: {
+      "services/store.js":
+        'const { exec } = require("child_process");\nclass Store {\n  put(x) {\n    exec(x);\n  }\n}\nmodule.exports = new Store();\n',
+      "app.js": 'const store = require("./services/store");\nfunction view(req) {\n  store.put("ls");\n}\nmodule.exports = { view };\n',
+    },
+  },
+]);
+
 moduleTwins("javascript rules match through local aliases", [
   {
     name: "const { exec: run } = require('child_process') and a shell-escape alias",

@@ -67,6 +67,9 @@ export function importedCall(
   const path = importedPath(module, e, isLocal);
   if (path === undefined) return undefined;
   const target = resolveImport(p, module, path);
+  // A method of an object a repository module holds (`from app import db; db.query(q)`): the
+  // receiver's class is unknown here, so the usual lookup by receiver goes on.
+  if (target.kind === "repo" && !target.refs.length && e.receiver) return undefined;
   return { precise: target.kind === "repo" ? target.refs : [], loose: [] };
 }
 

@@ -114,6 +114,21 @@ moduleTwins("python library imports reach no repository function", [
   },
 ]);
 
+moduleTwins("python calls on an object a repository module holds", [
+  {
+    name: "from store import db; db.put(x)",
+    cwe: "CWE-78",
+    vuln: {
+      "store.py": "import os\nclass Store:\n    def put(self, x):\n        os.system(x)  # SINK\n\ndb = Store()\n",
+      "app.py": 'from flask import request\nfrom store import db\n\ndef view():\n    db.put(request.args.get("t"))\n',
+    },
+    safe: {
+      "store.py": "import os\nclass Store:\n    def put(self, x):\n        os.system(x)\n\ndb = Store()\n",
+      "app.py": 'from flask import request\nfrom store import db\n\ndef view():\n    db.put("ls")\n',
+    },
+  },
+]);
+
 moduleTwins("python rules match through local aliases", [
   {
     name: "from os import system as run; from shlex import quote as q",
