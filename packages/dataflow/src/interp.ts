@@ -11,6 +11,7 @@ import type { Summary } from "./summary";
 import { fold, FOLDABLE, joinEnv, truthy, truthyConst, type Env } from "./fold";
 import { ClosureInterpreter } from "./interp-closures";
 import { foldStringCall, foldStringIndex, foldStringOp, pureShape, STRING_METHODS } from "./fold-strings";
+import { degrade, elementAt, emptyList, interpListCall, isNewList, releaseLists, releaseLoopLists, withLoose } from "./containers";
 import { derivation, guardOf, isExitCall, replaceSanitizes, type Guard, type Refinement } from "./guards";
 import { combine, constant, EMPTY, mergeFacts, sanitized, withStep, join, type Fact, type Value } from "./values";
 
@@ -115,6 +116,7 @@ export class FunctionInterpreter extends ClosureInterpreter {
   private loop(st: Extract<Stmt, { k: "loop" }>, env0: Env): Env | null {
     const env: Env | null = this.block(st.init, env0);
     if (!env) return null;
+    releaseLoopLists([...st.body, ...st.update], env);
     const exits: Exits = { breaks: [], continues: [] };
     this.loopExits.push(exits);
     const entryTest = st.test ? truthy(this.expr(st.test, env)) : st.kind === "foreach" ? undefined : true;
@@ -205,6 +207,9 @@ export class FunctionInterpreter extends ClosureInterpreter {
       }
       case "index": {
         const key = this.expr(target.index, env).konst;
+        const list = target.object.k === "var" ? env.get(target.object.name) : undefined;
+        const inside = typeof key?.v === "number" && Number.isInteger(key.v) && key.v >= 0 && key.v < (list?.len ?? 0);
+        if (target.object.k === "var" && list?.len !== undefined && !inside) env.set(target.object.name, degrade(list));
         this.storeInto(
           target.object,
           key && key.v !== null ? String(key.v) : null,
@@ -253,8 +258,9 @@ export class FunctionInterpreter extends ClosureInterpreter {
         return this.callExpr(e, env);
       case "new": {
         const v = this.construct(e, env);
+        releaseLists(e, env);
         const derived = derivation(e, this.module.language);
-        return derived ? { ...v, derived } : v;
+        return derived ? { ...v, derived } : isNewList(e) ? { ...v, ...emptyList() } : v;
       }
       case "binary":
         return this.binary(e, env);
@@ -309,6 +315,8 @@ export class FunctionInterpreter extends ClosureInterpreter {
 
   /** A call: folded when it is a pure string method on constants, else interpreted (interp-calls.ts). */
   private callExpr(e: Extract<Expr, { k: "call" }>, env: Env): Value {
+    const listed = interpListCall(e, env, (a) => this.expr(a, env), this.module.language);
+    if (listed) return listed;
     if (STRING_METHODS.has(e.callee) && pureShape(e)) {
       const receiver = e.receiver ? this.expr(e.receiver, env).konst : undefined;
       if (!e.receiver || receiver) {
@@ -324,6 +332,7 @@ export class FunctionInterpreter extends ClosureInterpreter {
       }
     }
     const v = this.call(e, env);
+    releaseLists(e, env);
     const cwe = replaceSanitizes(e);
     const derived = derivation(e, this.module.language);
     if (!cwe && !derived) return v;
@@ -338,13 +347,14 @@ export class FunctionInterpreter extends ClosureInterpreter {
     }
     const owner = this.fieldOwner(e.object, env);
     if (!owner && e.name === "length" && pureShape(e.object)) {
-      const s = this.expr(e.object, env).konst;
-      if (typeof s?.v === "string") return constant(s.v.length);
+      const s = this.expr(e.object, env);
+      if (typeof s.konst?.v === "string") return constant(s.konst.v.length);
+      if (s.len !== undefined) return constant(s.len);
     }
     if (owner) return this.readKey(this.s.program.isField(owner, e.name) ?? `${owner}.${e.name}`, env, e.loc);
     const obj = this.expr(e.object, env);
     const keyed = obj.keys?.get(e.name);
-    if (keyed) return { facts: mergeFacts(keyed.facts, obj.loose), ...(keyed.konst ? { konst: keyed.konst } : {}) };
+    if (keyed) return withLoose({ facts: keyed.facts, ...(keyed.konst ? { konst: keyed.konst } : {}) }, obj.loose);
     return { facts: obj.facts };
   }
 
@@ -355,9 +365,11 @@ export class FunctionInterpreter extends ClosureInterpreter {
     const key = idx.konst && idx.konst.v !== null ? String(idx.konst.v) : null;
     const ch = obj.konst && idx.konst ? foldStringIndex(obj.konst.v, idx.konst.v) : undefined;
     if (ch !== undefined) return constant(ch);
+    const at = typeof idx.konst?.v === "number" ? elementAt(obj, idx.konst.v, this.module.language === "python") : undefined;
+    if (at) return at;
     if (key !== null && obj.keys?.has(key)) {
       const kv = obj.keys.get(key)!;
-      return { ...kv, facts: mergeFacts(kv.facts, obj.loose) };
+      return withLoose(kv, obj.loose);
     }
     if (
       key !== null &&
@@ -374,7 +386,9 @@ export class FunctionInterpreter extends ClosureInterpreter {
     const items = e.items.map((i) => this.expr(i, env));
     const keys = new Map<string, Value>();
     items.forEach((v, i) => keys.set(String(i), v));
-    return { facts: mergeFacts(...items.map((v) => v.facts)), keys };
+    // Spreads and splats lower to unknown parts: then positions are not known.
+    const len = e.items.some((i) => i.k === "unknown") ? {} : { len: items.length };
+    return { facts: mergeFacts(...items.map((v) => v.facts)), keys, ...len };
   }
 
   private objectLiteral(e: Extract<Expr, { k: "object" }>, env: Env): Value {

@@ -43,6 +43,8 @@ export interface Value {
   keys?: ReadonlyMap<string, Value>;
   /** A URL parsed from, or a path resolved from, another value (guards.ts). */
   derived?: Derivation;
+  /** A list with exact positions (containers.ts): `keys` "0".."len-1" are its elements in order. */
+  len?: number;
   /** Facts stored without a key (`list.add(v)`), returned by every keyed read too. */
   loose?: readonly Fact[];
 }
@@ -105,6 +107,9 @@ export function join(a: Value | undefined, b: Value | undefined): Value {
   }
   if (a.derived && a.derived.kind === b.derived?.kind && a.derived.from === b.derived.from) out.derived = a.derived;
   if (a.loose || b.loose) out.loose = mergeFacts(a.loose, b.loose);
+  // Lists of different lengths: positions no longer line up, every element may be any of them.
+  if (a.len !== undefined && a.len === b.len) out.len = a.len;
+  else if (a.len !== undefined || b.len !== undefined) out.loose = mergeFacts(out.loose, a.facts, b.facts);
   return out;
 }
 
