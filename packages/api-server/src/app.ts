@@ -17,6 +17,7 @@ import { adminDashboard } from "./http/admin-dashboard";
 import { adminRoutes } from "./routes/admin";
 import { aiRoutes } from "./routes/ai";
 import { findingRoutes } from "./routes/findings";
+import { refutedRoutes } from "./routes/refuted";
 import { groupRoutes } from "./routes/groups";
 import { healthRoutes } from "./routes/health";
 import { profileRoutes } from "./routes/profile";
@@ -34,6 +35,7 @@ export function apiRoutes(deps: AppDeps): AnyRoute[] {
     ...profileRoutes(deps),
     ...scanRoutes(deps),
     ...findingRoutes(deps),
+    ...refutedRoutes(deps),
     ...groupRoutes(deps),
     ...webhookRoutes(deps),
     ...aiRoutes(deps),

@@ -84,6 +84,7 @@ describe("a polyglot repository", () => {
     const repo = makeGitRepo({
       "web/app.js": "const crypto = require('crypto');\nmodule.exports = (p) => crypto.createHash('md5').update(p).digest('hex');\n",
       "svc/tasks.py": "import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n",
+      "svc/cleanup.py": 'import subprocess\n\n\ndef cleanup():\n    return subprocess.call("rm -rf /tmp/cache", shell=True)\n',
       "native/copy.c":
         "#include <string.h>\n\nvoid copy(char *dst, const char *src) {\n  strcpy(dst, src);\n}\n\n" +
         "int idx(void) {\n  int a[4];\n  a[4] = 1;\n  return a[4];\n}\n",
@@ -158,6 +159,37 @@ describe("a polyglot repository", () => {
     const shell = all.find((f) => f.file === "svc/tasks.py" && f.cwe_id === "CWE-78");
     const detail = await request(h.app).get(`/api/v2/scan/${result.scan_id}/finding/${shell!.finding_id}`).set(key());
     expect(detail.body).toMatchObject({ confidence: "LOW", dataflow: { status: "unconfirmed", trace: [] } });
+  });
+
+  it("refutes a pattern match at a sink the taint analysis judged clean: not a finding anywhere, listed apart with the reason", async () => {
+    // A constant command: the shell=True pattern matches, nothing untrusted can reach it.
+    // (bandit's audit note on `import subprocess`, with no CWE, is not the sink and stays.)
+    expect(all.filter((f) => f.file === "svc/cleanup.py" && f.cwe_id === "CWE-78")).toEqual([]);
+    const refuted = await request(h.app).get(`/api/v2/scan/${result.scan_id}/refuted`).set(key());
+    expect(refuted.status).toBe(200);
+    const here = (
+      refuted.body.refuted as { file: string; start_line: number; cwe_id: string; reason: string; sources: unknown[] }[]
+    ).filter((r) => r.file === "svc/cleanup.py");
+    expect(here.length).toBeGreaterThan(0);
+    for (const r of here) {
+      expect(r).toMatchObject({ start_line: 5, cwe_id: "CWE-78" });
+      expect(r.reason).toMatch(/constants/);
+    }
+    expect(result.selection.refuted).toBe((refuted.body.refuted as unknown[]).length);
+    // Not counted, not exported, not a finding under any filter.
+    const listed = all.length;
+    expect(result.counts.total).toBe(listed - all.filter((f) => f.suppression).length);
+    const sarif = await request(h.app).get(`/api/v2/scan/${result.scan_id}/sarif`).set(key());
+    type Result = { locations: { physicalLocation: { artifactLocation: { uri: string } } }[] };
+    const uris = (sarif.body.runs as { results: Result[] }[]).flatMap((run) =>
+      run.results.map((r) => r.locations[0]?.physicalLocation.artifactLocation.uri),
+    );
+    expect(uris.filter((u) => u === "svc/cleanup.py")).toHaveLength(all.filter((f) => f.file === "svc/cleanup.py").length);
+    expect(uris.length).toBe(listed);
+    expect((await findings(result.scan_id, "&cwe=CWE-78")).filter((f) => f.file === "svc/cleanup.py")).toEqual([]);
+    const asFilter = await request(h.app).get(`/api/v2/scan/${result.scan_id}/findings?dataflow=refuted`).set(key());
+    expect(asFilter.status).toBe(400);
+    expect(asFilter.body.message).toContain(`/api/v2/scan/${result.scan_id}/refuted`);
   });
 
   it("merges the same weakness reported twice on one line", () => {

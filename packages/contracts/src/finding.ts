@@ -177,10 +177,15 @@ export function mapLine(map: CommitLineMap, file: string, line: number): { file:
 /**
  * `confirmed`: a path from an untrusted source reaches this sink; `trace` shows it.
  * `unconfirmed`: a pattern finding of a kind the taint analysis covers, in a language it
- * analyses, where it found no such path (the finding's confidence is then LOW).
+ * analyses, where it found no such path but cannot rule one out — it did not judge that call,
+ * or the call depends on code it cannot see (the finding's confidence is then LOW).
+ * `refuted`: the analysis judged the sink and no untrusted source reaches it. A refuted
+ * pattern match is not a finding: it is kept apart from the scan's findings, for inspection.
  */
 export interface FindingDataflow {
-  status: "confirmed" | "unconfirmed";
+  status: "confirmed" | "unconfirmed" | "refuted";
+  /** Why the analysis did not confirm the finding, in words (unconfirmed and refuted only). */
+  reason?: string;
   /** Where the data came from: an attacker ("remote": a request) or the host ("local": env, files, properties). */
   source_kind?: "remote" | "local";
   /** Source first, sink last; empty when unconfirmed. */

@@ -5,7 +5,7 @@
  * rescan replay the interpretations whose inputs did not change.
  */
 import { createHash } from "node:crypto";
-import { analyzeModules, type TaintTrace } from "./engine";
+import { analyzeProgram, type ProgramAnalysis, type TaintTrace } from "./engine";
 import type { ModuleIR } from "./ir";
 import { LOWERERS, SPECS, type Lowerer } from "./languages";
 import { engineMemo } from "./memo";
@@ -50,6 +50,15 @@ export async function analyzeFiles(
   tables: LanguageTables = LANGUAGE_TABLES,
   signal?: AbortSignal,
 ): Promise<TaintTrace[]> {
+  return (await analyzeRepository(input, tables, signal)).traces;
+}
+
+/** As analyzeFiles, with the sink places the analysis judged and found no tainted path to (sites.ts). */
+export async function analyzeRepository(
+  input: AnalysisInput,
+  tables: LanguageTables = LANGUAGE_TABLES,
+  signal?: AbortSignal,
+): Promise<ProgramAnalysis> {
   const started = generation;
   try {
     return await lowerAndAnalyze(input, tables, signal);
@@ -60,7 +69,7 @@ export async function analyzeFiles(
   }
 }
 
-async function lowerAndAnalyze(input: AnalysisInput, tables: LanguageTables, signal?: AbortSignal): Promise<TaintTrace[]> {
+async function lowerAndAnalyze(input: AnalysisInput, tables: LanguageTables, signal?: AbortSignal): Promise<ProgramAnalysis> {
   const modules: ModuleIR[] = [];
   const lines = new Map<string, string[]>();
   for (const file of input.files) {
@@ -77,7 +86,7 @@ async function lowerAndAnalyze(input: AnalysisInput, tables: LanguageTables, sig
     // Lowering is synchronous: let timers and cancellation in between files.
     if (modules.length % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
-  return analyzeModules(modules, { specs: tables.specs, lines: (f) => lines.get(f) ?? [], memo, ...(signal ? { signal } : {}) });
+  return analyzeProgram(modules, { specs: tables.specs, lines: (f) => lines.get(f) ?? [], memo, ...(signal ? { signal } : {}) });
 }
 
 /**

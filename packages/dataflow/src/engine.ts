@@ -19,6 +19,7 @@ import { identical, Recall, type EngineMemo, type Interpretation } from "./memo"
 import { Program, type FnRef } from "./program";
 import type { LanguageSpec, SourceKind } from "./spec";
 import { mergeFacts, originKey, type Fact } from "./values";
+import { judgeSites, recordSite, siteKey, type SinkSite } from "./sites";
 
 const MAX_ROUNDS = 8;
 
@@ -42,7 +43,8 @@ export interface TaintTrace {
   severity: Severity;
   confidence: Level;
   remediation: string;
-  raw: { source: { rule: string; label: string; kind: SourceKind } | null; sink: string; steps: number };
+  /** `entry`: the function the trace starts from (`file#Class.method`); one trace per sink place, rule and entry. */
+  raw: { source: { rule: string; label: string; kind: SourceKind } | null; sink: string; steps: number; entry: string };
   dataflow: FindingDataflow & { status: "confirmed"; source_kind: SourceKind };
 }
 
@@ -58,6 +60,16 @@ export interface EngineOptions {
 }
 
 export function analyzeModules(modules: readonly ModuleIR[], opts: EngineOptions): TaintTrace[] {
+  return analyzeProgram(modules, opts).traces;
+}
+
+/** The traces, and the sink places the analysis judged with no tainted path (sites.ts). */
+export interface ProgramAnalysis {
+  traces: TaintTrace[];
+  sites: SinkSite[];
+}
+
+export function analyzeProgram(modules: readonly ModuleIR[], opts: EngineOptions): ProgramAnalysis {
   const program = new Program(modules);
   const fields = new Map<string, Fact[]>();
   const changed = { fields: false };
@@ -106,12 +118,15 @@ export function analyzeModules(modules: readonly ModuleIR[], opts: EngineOptions
   recall?.finish();
   // The last round's hits: each function's from its latest interpretation, in the order a
   // full round would have reported them.
+  // Each hit with the function that reported it: the entry point of its trace (toTraces).
   const hits = new Map<string, Hit>();
+  const entries = new Map<Hit, FnRef>();
   const called = new Set<string>();
-  for (const run of latest) {
-    for (const [key, hit] of run.hits) keepShortest(hits, key, hit);
+  latest.forEach((run, i) => {
+    const ref = program.all[i]!;
+    for (const [key, hit] of run.hits) if (keepShortest(hits, `${ref.key}\0${key}`, hit)) entries.set(hit, ref);
     for (const key of run.called) called.add(key);
-  }
+  });
   // An entry point (nothing calls it) that reads a field into a sink: what any code stored in
   // that field reaches it.
   for (const ref of program.all) {
@@ -121,11 +136,35 @@ export function analyzeModules(modules: readonly ModuleIR[], opts: EngineOptions
       for (const fact of fields.get(sink.param) ?? []) {
         if (fact.clean.has(sink.rule.cwe)) continue;
         const hit: Hit = { fact, rule: sink.rule, file: sink.file, loc: sink.loc, steps: [...fact.steps, ...sink.steps] };
-        hits.set(hitKey(hit), hit);
+        hits.set(`${ref.key}\0${hitKey(hit)}`, hit);
+        entries.set(hit, ref);
       }
     }
   }
-  return toTraces([...hits.values()], opts);
+  return { traces: toTraces([...hits.values()], entries, opts), sites: sitesOf(program, latest, summaries, called, hits.values()) };
+}
+
+/** Every sink place some interpretation evaluated and no hit reached, clean or open. */
+function sitesOf(
+  program: Program,
+  latest: readonly Interpretation[],
+  summaries: ReadonlyMap<string, Summary>,
+  called: ReadonlySet<string>,
+  hits: Iterable<Hit>,
+): SinkSite[] {
+  const tainted = new Set<string>();
+  for (const h of hits) tainted.add(siteKey(h.file, h.loc, h.rule.id));
+  // What an entry point's parameters or unfilled fields reach: callers outside the repository decide.
+  const open = new Set<string>();
+  for (const ref of program.all) {
+    if (called.has(ref.key)) continue;
+    for (const sink of summaries.get(ref.key)?.sinks ?? []) open.add(siteKey(sink.file, sink.loc, sink.rule.id));
+  }
+  return judgeSites(
+    latest.flatMap((run) => [...run.sites.values()]),
+    tainted,
+    open,
+  );
 }
 
 function interpret(
@@ -133,7 +172,7 @@ function interpret(
   base: Omit<Shared, "summaries" | "called" | "onHit">,
   summaries: ReadonlyMap<string, Summary>,
 ): Interpretation {
-  const run: Omit<Interpretation, "summary"> = { hits: new Map(), called: new Set(), reads: new Map(), stores: [] };
+  const run: Omit<Interpretation, "summary"> = { hits: new Map(), called: new Set(), reads: new Map(), stores: [], sites: new Map() };
   const shared: Shared = {
     ...base,
     summaries: {
@@ -149,6 +188,7 @@ function interpret(
     },
     called: run.called,
     onHit: (hit) => keepShortest(run.hits, hitKey(hit), hit),
+    onSite: (at, values, exprs) => recordSite(run.sites, at, values, exprs),
   };
   return { ...run, summary: new FunctionInterpreter(shared, ref).run() };
 }
@@ -179,10 +219,12 @@ function hitKey(hit: Hit): string {
   return `${hit.file}:${hit.loc.line}:${hit.loc.column}:${hit.rule.id}:${originKey(hit.fact.origin)}`;
 }
 
-/** The first hit of a key wins over later ones unless they are strictly shorter. */
-function keepShortest(hits: Map<string, Hit>, key: string, hit: Hit): void {
+/** The first hit of a key wins over later ones unless they are strictly shorter. True when `hit` is kept. */
+function keepShortest(hits: Map<string, Hit>, key: string, hit: Hit): boolean {
   const old = hits.get(key);
-  if (!old || hit.steps.length < old.steps.length) hits.set(key, hit);
+  if (old && hit.steps.length >= old.steps.length) return false;
+  hits.set(key, hit);
+  return true;
 }
 
 function sameSummaries(a: Map<string, Summary>, b: Map<string, Summary>): boolean {
@@ -209,19 +251,29 @@ function sameSummaries(a: Map<string, Summary>, b: Map<string, Summary>): boolea
   return true;
 }
 
-/** One trace per sink place and rule; the remote source wins over a local one, then the shortest trace. */
-function toTraces(hits: Hit[], opts: EngineOptions): TaintTrace[] {
+/**
+ * One trace per sink place, rule and entry function (the function that reported the hit: where
+ * the source's value meets the sink, directly or through the summaries of what it calls), so a
+ * helper's sink reached from two routes gives two traces; of one entry's hits the remote source
+ * wins over a local one, then the shortest trace.
+ */
+function toTraces(hits: Hit[], entries: ReadonlyMap<Hit, FnRef>, opts: EngineOptions): TaintTrace[] {
   const best = new Map<string, Hit>();
   const rank = (h: Hit) => (h.fact.origin.kind === "source" && h.fact.origin.sourceKind === "remote" ? 0 : 1);
   for (const h of hits) {
-    const key = `${h.file}:${h.loc.line}:${h.loc.column}:${h.rule.id}`;
+    const key = `${h.file}:${h.loc.line}:${h.loc.column}:${h.rule.id}:${entries.get(h)?.key ?? ""}`;
     const old = best.get(key);
     if (!old || rank(h) < rank(old) || (rank(h) === rank(old) && h.steps.length < old.steps.length)) best.set(key, h);
   }
-  return [...best.values()].map((h) => toTrace(h, opts));
+  return [...best.values()].map((h) => toTrace(h, opts, entries.get(h)));
 }
 
-function toTrace(h: Hit, opts: EngineOptions): TaintTrace {
+/** `file#Class.method`: the entry function of a trace, without its line (stable when code above it moves). */
+function entryName(ref: FnRef | undefined): string {
+  return ref ? `${ref.module.file}#${ref.fn.cls ? `${ref.fn.cls}.` : ""}${ref.fn.name}` : "";
+}
+
+function toTrace(h: Hit, opts: EngineOptions, entry?: FnRef): TaintTrace {
   const origin = h.fact.origin.kind === "source" ? h.fact.origin : null;
   const sourceKind = origin?.sourceKind ?? "remote";
   const spec = opts.specs.get(languageOfRule(h.rule.id));
@@ -247,6 +299,7 @@ function toTrace(h: Hit, opts: EngineOptions): TaintTrace {
       source: origin ? { rule: origin.rule, label: origin.label, kind: origin.sourceKind } : null,
       sink: h.rule.id,
       steps: h.steps.length,
+      entry: entryName(entry),
     },
     dataflow: { status: "confirmed", source_kind: sourceKind, trace: [...h.steps] },
   };

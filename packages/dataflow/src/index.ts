@@ -4,10 +4,11 @@
  * and files. Give it files and the language tables; it returns the traces it found. It knows
  * nothing of scans: the scanner reads the checkout and turns traces into findings.
  */
-export { analyzeFiles, dataflowVersion, forgetKeptAnalyses, keptAnalyses, LANGUAGE_TABLES } from "./analysis";
+export { analyzeFiles, analyzeRepository, dataflowVersion, forgetKeptAnalyses, keptAnalyses, LANGUAGE_TABLES } from "./analysis";
 export type { AnalysisInput, LanguageTables } from "./analysis";
-export { analyzeModules } from "./engine";
-export type { EngineOptions, TaintTrace } from "./engine";
+export { analyzeModules, analyzeProgram } from "./engine";
+export type { EngineOptions, ProgramAnalysis, TaintTrace } from "./engine";
+export type { CleanReason, OpenReason, SinkSite } from "./sites";
 export type { ModuleIR } from "./ir";
 export { DATAFLOW_LANGUAGES, LOWERERS, SPECS } from "./languages";
 export type { Lowerer } from "./languages";

@@ -13,6 +13,7 @@ import type { FunctionIR, ModuleIR } from "./ir";
 import type { FnRef, Program } from "./program";
 import type { LanguageSpec } from "./spec";
 import type { Fact } from "./values";
+import type { SiteEvaluation } from "./sites";
 
 /** What one interpretation of a function gave, and what it read to give it. */
 export interface Interpretation {
@@ -24,6 +25,8 @@ export interface Interpretation {
   reads: Map<string, Summary | undefined>;
   /** What it added to the field store, in order: replayed when it is. */
   stores: [string, Fact[]][];
+  /** The sink places it evaluated (sites.ts). */
+  sites: Map<string, SiteEvaluation>;
 }
 
 interface KeptFunction {
@@ -119,8 +122,10 @@ function programShape(program: Program): string {
       header = JSON.stringify([
         m.file,
         m.language,
+        m.package,
+        m.imports,
         m.classes,
-        m.functions.map((fn) => [fn.name, fn.cls, fn.params, fn.loc.line, fn.isStatic, fn.isConstructor]),
+        m.functions.map((fn) => [fn.name, fn.cls, fn.params, fn.returns, fn.loc.line, fn.isStatic, fn.isConstructor]),
       ]);
       headers.set(m, header);
     }

@@ -1,6 +1,6 @@
 /** What the interpretation of one function gives the engine: its summary for callers, and its hits. */
 import type { TraceStep } from "@ax/contracts";
-import type { Loc } from "./ir";
+import type { Expr, Loc } from "./ir";
 import type { Program } from "./program";
 import type { LanguageSpec, SinkRule } from "./spec";
 import type { Fact, Value } from "./values";
@@ -42,6 +42,8 @@ export interface Shared {
   store: (key: string, sources: Fact[]) => void;
   lines: (file: string) => readonly string[];
   onHit: (hit: Hit) => void;
+  /** Each evaluation of a sink's dangerous values (sites.ts); absent where nobody asks. */
+  onSite?: (at: { file: string; loc: Loc; rule: SinkRule }, values: readonly Value[], exprs: readonly (Expr | undefined)[]) => void;
   /** Keys of functions some call resolved to: the others are entry points. */
   called: Set<string>;
 }

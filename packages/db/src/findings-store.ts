@@ -1,3 +1,4 @@
+import { replaceRefutedMatches } from "./refuted";
 import { sql } from "kysely";
 import {
   TRIAGE_FIELDS,
@@ -21,6 +22,8 @@ export interface StoreResultsInput {
   projectId: string;
   organizationId: string;
   findings: NormalizedFinding[];
+  /** Pattern matches the taint analysis refuted: kept for inspection, not findings (refuted.ts). */
+  refuted?: readonly NormalizedFinding[];
   analyzers: AnalyzerRun[];
   languages: string[];
   /** What the selection read, skipped and merged (shown on the scan). */
@@ -72,6 +75,7 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
     const rows = [...present.rows, ...absent.rows];
     history.push(...absent.history);
     await insertRows(trx, input.organizationId, rows, history);
+    await replaceRefutedMatches(trx, input, input.refuted ?? []);
     const counts = countBySeverity(rows);
     await completeScan(trx, input, counts, unverifiedNotices(input.analyzers, absent.unverified));
     return { stored: true, counts };

@@ -18,3 +18,4 @@ export * from "./chat-data";
 export * from "./webhooks";
 export * from "./webhook-secrets";
 export * from "./public-scans";
+export * from "./refuted";

@@ -160,6 +160,28 @@ export interface FindingsTable {
   updated_at: Generated<Date>;
 }
 
+/** A pattern match the taint analysis refuted (migration 0011): kept for inspection, never a finding. */
+export interface RefutedMatchesTable {
+  id: string;
+  scan_id: string;
+  organization_id: string;
+  project_id: string;
+  analyzer: string;
+  rule_id: string;
+  title: string;
+  cwe_id: string | null;
+  file: string;
+  start_line: number;
+  end_line: number;
+  start_column: number;
+  end_column: number;
+  snippet: string;
+  severity: string;
+  /** The analysis's reason, in words. */
+  reason: string;
+  sources: JsonDefault<{ analyzer: string; rule_id: string }[]>;
+}
+
 export interface AnalysisCacheTable {
   organization_id: string;
   /** Entries are per project and go with it (0008_project_state.sql). */
@@ -285,6 +307,7 @@ export interface Database {
   chat_messages: ChatMessagesTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  refuted_matches: RefutedMatchesTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -294,6 +317,7 @@ export type Group = Selectable<GroupsTable>;
 export type Project = Selectable<ProjectsTable>;
 export type Scan = Selectable<ScansTable>;
 export type Finding = Selectable<FindingsTable>;
+export type RefutedMatch = Selectable<RefutedMatchesTable>;
 export type NewFinding = Insertable<FindingsTable>;
 export type FindingHistory = Selectable<FindingHistoryTable>;
 export type AiRequest = Selectable<AiRequestsTable>;

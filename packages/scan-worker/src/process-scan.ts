@@ -131,6 +131,7 @@ async function storeAnalysis(a: ScanAttempt, result: ScanAnalysis, clock: PhaseC
     projectId: scan.project_id,
     organizationId: scan.organization_id,
     findings: result.findings,
+    refuted: result.refuted ?? [],
     analyzers: result.analyzers,
     languages: result.languages,
     lineMaps: result.lineMaps,

@@ -29,6 +29,8 @@ export interface StoredScanResult {
   analyzers: AnalyzerRun[];
   languages: string[];
   selection: Record<string, unknown>;
+  /** Pattern matches the taint analysis refuted (absent in results stored before they were kept). */
+  refuted?: NormalizedFinding[];
 }
 
 /** A project's analysis cache: one typed pair of methods per kind of entry. */

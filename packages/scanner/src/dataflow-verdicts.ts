@@ -1,13 +1,15 @@
 /**
- * Joins the taint analysis's findings with the pattern rules' (postprocess.ts): a pattern
- * finding at a sink the analysis reached is confirmed (HIGH confidence, with the trace); one
- * of a kind the analysis covers, in a file it read, with no tainted path is unconfirmed
- * (LOW confidence, kept and labelled — not dropped). A taint finding no pattern reported
- * stands on its own.
+ * Joins the taint analysis's findings with the pattern rules' (postprocess.ts). A pattern
+ * finding at a sink the analysis reached is confirmed (HIGH confidence, with the trace). One
+ * of a kind the analysis covers, at a sink it judged clean — constant, sanitized or untainted
+ * arguments, with every caller in the repository seen — is refuted: it leaves the findings
+ * and is kept apart with the reason. One it could not judge (it did not model that call, or
+ * the call depends on an entry point's parameters or on code it could not read) is
+ * unconfirmed: LOW confidence, kept. A taint finding no pattern reported stands on its own.
  */
 import type { NormalizedFinding } from "@ax/contracts";
 import { extname } from "node:path";
-import { SPECS } from "@ax/dataflow";
+import { SPECS, type SinkSite } from "@ax/dataflow";
 import { languageOfExtension } from "./languages";
 import { DATAFLOW } from "./analyzers/dataflow";
 
@@ -36,19 +38,58 @@ function covered(language: string): Set<string> {
   return out;
 }
 
+const CLEAN_WORDS: Record<string, string> = {
+  constant: "its dangerous arguments are constants",
+  sanitized: "what reaches it passed a sanitizer for this weakness",
+  untainted: "no untrusted source flows into its dangerous arguments",
+  callers: "every call to the function holding it passes nothing untrusted",
+};
+
+const OPEN_WORDS: Record<string, string> = {
+  "entry-parameter": "it depends on parameters of a function nothing in the repository calls, whose callers the analysis cannot see",
+  "unreadable-code": "its arguments hold code the analysis could not read",
+};
+
+function overlaps(a: { start_line: number; end_line: number }, b: { start_line: number; end_line: number }): boolean {
+  return a.start_line <= b.end_line && a.end_line >= b.start_line;
+}
+
+/** The verdict on a pattern finding no trace confirmed: refuted, unconfirmed, or none (not covered). */
+function judge(f: NormalizedFinding, sites: readonly SinkSite[], cwes: Set<string>): NormalizedFinding["dataflow"] | null {
+  if (!f.cwe_id || !cwes.has(f.cwe_id)) return null;
+  const family = familyOf(f.cwe_id);
+  const here = sites.filter((s) => family.has(s.cwe_id) && overlaps(s, f));
+  if (!here.length) return { status: "unconfirmed", trace: [], reason: "The taint analysis did not judge a sink call at this place." };
+  const open = here.filter((s) => s.status === "open");
+  if (open.length) {
+    const why = [...new Set(open.flatMap((s) => s.reasons))].map((r) => OPEN_WORDS[r] ?? r);
+    return { status: "unconfirmed", trace: [], reason: `No untrusted source was traced here, but ${why.join("; ")}.` };
+  }
+  const why = [...new Set(here.flatMap((s) => s.reasons))].map((r) => CLEAN_WORDS[r] ?? r);
+  const sinks = [...new Set(here.map((s) => s.rule_id))].join(", ");
+  return { status: "refuted", trace: [], reason: `The taint analysis judged this sink (${sinks}): ${why.join("; ")}.` };
+}
+
 /**
- * `analyzed`: whether the taint analysis completed on this scan (a skipped or failed run
- * confirms and refutes nothing).
+ * `dataflow`: the taint analysis completed on this scan, with the sink places it judged; null
+ * when it was skipped or failed (then it confirms and refutes nothing, and its own findings
+ * are left out).
  */
-export function applyDataflowVerdicts(findings: NormalizedFinding[], analyzed: boolean): NormalizedFinding[] {
-  if (!analyzed) return findings.filter((f) => f.analyzer !== DATAFLOW);
+export function applyDataflowVerdicts(
+  findings: NormalizedFinding[],
+  dataflow: { sites: readonly SinkSite[] } | null,
+): { findings: NormalizedFinding[]; refuted: NormalizedFinding[] } {
+  if (!dataflow) return { findings: findings.filter((f) => f.analyzer !== DATAFLOW), refuted: [] };
   const taint = findings.filter((f) => f.analyzer === DATAFLOW);
   const others = findings.filter((f) => f.analyzer !== DATAFLOW);
   const byFile = new Map<string, NormalizedFinding[]>();
   for (const t of taint) byFile.set(t.file, [...(byFile.get(t.file) ?? []), t]);
+  const sitesByFile = new Map<string, SinkSite[]>();
+  for (const s of dataflow.sites) sitesByFile.set(s.file, [...(sitesByFile.get(s.file) ?? []), s]);
   const used = new Set<NormalizedFinding>();
   const coverage = new Map<string, Set<string>>();
   const out: NormalizedFinding[] = [];
+  const refuted: NormalizedFinding[] = [];
   for (const f of others) {
     const language = languageOfExtension(extname(f.file).toLowerCase());
     if (!f.cwe_id || !language || !SPECS.has(language === "typescript" ? "javascript" : language)) {
@@ -56,9 +97,7 @@ export function applyDataflowVerdicts(findings: NormalizedFinding[], analyzed: b
       continue;
     }
     const family = familyOf(f.cwe_id);
-    const match = (byFile.get(f.file) ?? []).filter(
-      (t) => t.cwe_id && family.has(t.cwe_id) && t.start_line <= f.end_line && t.end_line >= f.start_line,
-    );
+    const match = (byFile.get(f.file) ?? []).filter((t) => t.cwe_id && family.has(t.cwe_id) && overlaps(t, f));
     if (match.length) {
       const lead = match[0]!;
       for (const m of match) used.add(m);
@@ -75,9 +114,11 @@ export function applyDataflowVerdicts(findings: NormalizedFinding[], analyzed: b
     }
     let cwes = coverage.get(language);
     if (!cwes) coverage.set(language, (cwes = covered(language)));
-    if (cwes.has(f.cwe_id)) out.push({ ...f, confidence: "LOW", dataflow: { status: "unconfirmed", trace: [] } });
-    else out.push(f);
+    const verdict = judge(f, sitesByFile.get(f.file) ?? [], cwes);
+    if (!verdict) out.push(f);
+    else if (verdict.status === "refuted") refuted.push({ ...f, dataflow: verdict });
+    else out.push({ ...f, confidence: "LOW", dataflow: verdict });
   }
   for (const t of taint) if (!used.has(t)) out.push({ ...t, dataflow: { ...t.dataflow!, confirms: [] } });
-  return out;
+  return { findings: out, refuted };
 }

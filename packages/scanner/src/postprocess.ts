@@ -14,6 +14,7 @@ import { locate } from "./locator";
 import type { RepoConfig } from "./repo-config";
 import { findSuppression, markersOf, type Marker } from "./suppressions";
 import { replacementDiff } from "./unified-diff";
+import type { SinkSite } from "@ax/dataflow";
 
 export { findSuppression } from "./suppressions";
 
@@ -23,20 +24,28 @@ export interface PostprocessStats {
   excluded_by_rule: number;
   suppressed: number;
   merged: number;
+  refuted: number;
 }
 
-/** `dataflowAnalyzed`: the taint analysis completed, so its verdicts apply (dataflow-verdicts.ts). */
+/**
+ * `dataflow`: the taint analysis completed, with the sink places it judged, so its verdicts
+ * apply (dataflow-verdicts.ts); null when it did not.
+ */
 export async function postprocess(
   dir: string,
   input: NormalizedFinding[],
   config: RepoConfig,
   analyzerOrder: string[],
-  dataflowAnalyzed = false,
-): Promise<{ findings: NormalizedFinding[]; stats: PostprocessStats }> {
-  const stats: PostprocessStats = { excluded_by_rule: 0, suppressed: 0, merged: 0 };
-  const findings = applyDataflowVerdicts(input, dataflowAnalyzed);
+  dataflow: { sites: readonly SinkSite[] } | null = null,
+): Promise<{ findings: NormalizedFinding[]; refuted: NormalizedFinding[]; stats: PostprocessStats }> {
+  const verdicts = applyDataflowVerdicts(input, dataflow);
+  const refuted = verdicts.refuted.filter(
+    (f) => !(config.excludeRules.has(f.rule_id) || (f.cwe_id !== null && config.excludeRules.has(f.cwe_id))),
+  );
+  const stats: PostprocessStats = { excluded_by_rule: 0, suppressed: 0, merged: 0, refuted: refuted.length };
+  const findings = verdicts.findings;
   // Whatever an adapter forgot: no credential leaves the scanner in clear.
-  for (const f of findings) {
+  for (const f of [...findings, ...refuted]) {
     f.snippet = redactSecrets(f.snippet);
     f.message = redactSecrets(f.message);
     if (f.dataflow)
@@ -70,11 +79,8 @@ export async function postprocess(
 
   const printed = new Map<string, NormalizedFinding>();
   for (const f of fingerprintFindings(merged)) if (!printed.has(f.fingerprint)) printed.set(f.fingerprint, f);
-  const out = [...printed.values()].sort(
-    (a, b) =>
-      a.file.localeCompare(b.file) || a.start_line - b.start_line || a.start_column - b.start_column || a.rule_id.localeCompare(b.rule_id),
-  );
-  return { findings: out, stats };
+  const out = [...printed.values()].sort(byPlace);
+  return { findings: out, refuted: refuted.sort(byPlace), stats };
 }
 
 /**
@@ -156,6 +162,12 @@ function uniqueSources(list: { analyzer: string; rule_id: string }[]) {
     seen.add(key);
     return true;
   });
+}
+
+function byPlace(a: NormalizedFinding, b: NormalizedFinding): number {
+  return (
+    a.file.localeCompare(b.file) || a.start_line - b.start_line || a.start_column - b.start_column || a.rule_id.localeCompare(b.rule_id)
+  );
 }
 
 /** The last few files read; findings are visited in file order, so this stays small. */

@@ -19,6 +19,7 @@ import {
   AnalyzerUnavailableError,
   type Analyzer,
   type AnalyzerContext,
+  type AnalyzerNotes,
 } from "./analyzers/types";
 import { DATAFLOW } from "./analyzers/dataflow";
 import { ScanAbortedError, throwIfAborted } from "./errors";
@@ -60,10 +61,18 @@ export interface SelectionSummary {
   excluded_by_rule: number;
   suppressed: number;
   merged: number;
+  /** Pattern matches the taint analysis refuted (in `refuted`, not in `findings`). */
+  refuted: number;
 }
 
 export interface RunAnalyzersResult {
   findings: NormalizedFinding[];
+  /**
+   * Pattern matches the taint analysis refuted: it read the sink and no untrusted source
+   * reaches it. Not findings — not stored, listed or counted as such; kept for inspection
+   * with the reason (`dataflow.status = "refuted"`).
+   */
+  refuted: NormalizedFinding[];
   analyzers: AnalyzerRun[];
   languages: string[];
   selection: SelectionSummary;
@@ -77,7 +86,7 @@ export async function runAnalyzers(opts: RunAnalyzersOptions): Promise<RunAnalyz
     const earlier = await loadScanResult(reuse.cache, reuse.version, reuse.commit);
     if (earlier) {
       opts.onProgress?.(100);
-      return { ...earlier, selection: earlier.selection as unknown as SelectionSummary };
+      return { ...earlier, refuted: earlier.refuted ?? [], selection: earlier.selection as unknown as SelectionSummary };
     }
   }
   const result = await analyze(opts, analyzers);
@@ -97,12 +106,13 @@ async function analyze(opts: RunAnalyzersOptions, analyzers: Analyzer[]): Promis
   const runs: AnalyzerRun[] = [];
   const collected: NormalizedFinding[] = [];
   const scratchRoot = await mkdtemp(join(tmpdir(), "ax-analyzers-"));
+  const notes: AnalyzerNotes = {};
   try {
     let done = 0;
     const start = async (analyzer: Analyzer) => {
       const scratchDir = await mkdtemp(join(scratchRoot, "run-"));
       const files = filesFor(selection, analyzer.languages);
-      const outcome = await runOne(analyzer, { ...opts, languages: selection.languages, scratchDir, files });
+      const outcome = await runOne(analyzer, { ...opts, languages: selection.languages, scratchDir, files, notes });
       opts.onProgress?.(Math.round((++done / analyzers.length) * 100));
       return outcome;
     };
@@ -147,15 +157,16 @@ async function analyze(opts: RunAnalyzersOptions, analyzers: Analyzer[]): Promis
     await rm(scratchRoot, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   }
   const dataflowAnalyzed = runs.some((r) => r.name === DATAFLOW && r.status === "completed");
-  const { findings, stats } = await postprocess(
+  const { findings, refuted, stats } = await postprocess(
     opts.dir,
     collected,
     selection.config,
     analyzers.map((a) => a.name),
-    dataflowAnalyzed,
+    dataflowAnalyzed ? { sites: notes.dataflowSites ?? [] } : null,
   );
   return {
     findings,
+    refuted,
     analyzers: runs,
     languages: [...selection.languages].sort(),
     selection: {
@@ -172,6 +183,7 @@ type RunInput = Omit<RunAnalyzersOptions, "analyzers" | "onProgress"> & {
   languages: ReadonlySet<string>;
   scratchDir: string;
   files: string[];
+  notes: AnalyzerNotes;
 };
 
 async function runOne(analyzer: Analyzer, input: RunInput): Promise<{ run: AnalyzerRun; findings: NormalizedFinding[] }> {

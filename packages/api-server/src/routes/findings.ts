@@ -20,6 +20,7 @@ import { defineRoute, type AnyRoute } from "../http/route";
 import { Cursor, CsvList, EnumList, Limit, PatternList, QueryBool, commonErrors } from "../http/schemas";
 import { findingFix, findingHistoryOf, findingPage, loadFinding, triageFinding } from "../services/findings";
 import { presentFinding } from "../services/presenters";
+import { badRequest } from "../http/errors";
 
 const FindingParams = z.object({ scan_id: Id, finding_id: Id });
 
@@ -40,7 +41,7 @@ const FindingListQuery = z.object({
   suppressed: QueryBool,
   introduced: QueryBool,
   min_ai_confidence: z.coerce.number({ error: "must be a number" }).min(0).max(1).optional(),
-  dataflow: z.enum([...DATAFLOW_STATUSES, "none"], { error: "dataflow takes confirmed, unconfirmed or none" }).optional(),
+  dataflow: z.enum([...DATAFLOW_STATUSES, "none", "refuted"], { error: "dataflow takes confirmed, unconfirmed or none" }).optional(),
   sort: z
     .enum(["severity", "ai_confidence", "-ai_confidence"], { error: "sort takes severity, ai_confidence or -ai_confidence" })
     .default("severity"),
@@ -62,7 +63,8 @@ const LIST_DESCRIPTION = [
   "scan's `baseline_commit` (a pull-request check). `ai_class=false_positive` and `min_ai_confidence=0.9` filter by the review model's label;",
   "`sort=ai_confidence` (least sure first) or `sort=-ai_confidence` (surest first) orders by it, unlabelled findings last. `dataflow=confirmed`",
   "keeps the findings the taint analysis traced from an untrusted source, `dataflow=unconfirmed` those where it found no such path,",
-  "`dataflow=none` those it did not judge.",
+  "`dataflow=none` those it did not judge. Matches the analysis refuted are not findings: `dataflow=refuted` is 400 pointing to",
+  "`GET /scan/{scan_id}/refuted`, which lists them with the reason.",
 ].join(" ");
 
 const listFindingsRoute = (deps: AppDeps) =>
@@ -77,6 +79,10 @@ const listFindingsRoute = (deps: AppDeps) =>
     query: FindingListQuery,
     responses: { 200: { description: "A page of findings.", schema: listOf("findings", FindingView) }, ...commonErrors },
     handler: async ({ params, query: q, principal }) => {
+      if (q.dataflow === "refuted")
+        throw badRequest(
+          `Invalid query: refuted matches are not findings. GET /api/v2/scan/${params.scan_id}/refuted lists them, each with its reason.`,
+        );
       const filters = {
         suppressed: q.suppressed,
         introduced: q.introduced,

@@ -33,6 +33,10 @@ export const DataflowView = z.object({
     .describe("Where the data came from: `remote` (a request) or `local` (environment, files, properties)."),
   trace: z.array(TraceStepView).describe("Source first, sink last; empty when unconfirmed."),
   confirms: z.array(SourceView).describe("The pattern rules that reported the same place, which this trace confirms."),
+  reason: z
+    .string()
+    .nullable()
+    .describe("Why the analysis did not confirm the finding, in words (`unconfirmed`: what kept it from judging); null when confirmed."),
 });
 
 export const SUPPRESSION_NOTE_KINDS = ["reason_missing", "partial"] as const;
@@ -110,6 +114,29 @@ export const FindingView = z.object({
   updated_at: z.string().nullable(),
 });
 export type FindingView = z.output<typeof FindingView>;
+
+/**
+ * A pattern match the taint analysis refuted (GET /scan/{scan_id}/refuted): not a finding —
+ * never listed, counted, exported or gated on as one — kept so that a reviewer can audit it.
+ */
+export const RefutedMatchView = z.object({
+  refuted_id: z.string(),
+  scan_id: z.string(),
+  analyzer: z.string(),
+  rule_id: z.string(),
+  title: z.string(),
+  cwe_id: z.string().nullable(),
+  severity: z.enum(SEVERITIES).describe("What the pattern rule would have reported."),
+  file: z.string(),
+  start_line: z.number().int(),
+  end_line: z.number().int(),
+  start_column: z.number().int(),
+  end_column: z.number().int(),
+  snippet: z.string(),
+  sources: z.array(SourceView),
+  reason: z.string().describe("Why the analysis refuted it: what it found at the sink's dangerous arguments."),
+});
+export type RefutedMatchView = z.output<typeof RefutedMatchView>;
 
 /** The answer of PUT /scan/{scan_id}/finding/{finding_id}. */
 export const FindingUpdated = z.object({ message: z.string(), finding: FindingView });

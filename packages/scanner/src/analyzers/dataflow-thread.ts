@@ -8,7 +8,7 @@ if (port) {
   port.on("message", (req: ThreadRequest) => {
     if (req.kind === "forget") return forgetKeptAnalyses();
     analyzeCheckout(req.dir, req.files).then(
-      (findings) => post({ kind: "done", id: req.id, findings }),
+      (analysis) => post({ kind: "done", id: req.id, ...analysis }),
       (err: unknown) => post({ kind: "failed", id: req.id, message: err instanceof Error ? err.message : String(err) }),
     );
   });

@@ -34,15 +34,31 @@ function repo(name: string, files: number): string {
   return dir;
 }
 
-it("confirms the pattern finding on the tainted query and marks the constant one unconfirmed", async () => {
+it("confirms the pattern finding on the tainted query, refutes the one its only caller fills with a constant", async () => {
   const dir = repo("one", 1);
   const result = await runAnalyzers({ dir, analyzers: defaultAnalyzers(), timeoutMs: 120_000, maxOutputBytes: 10_000_000 });
   const sql = result.findings.filter((f) => f.cwe_id === "CWE-89").map((f) => [f.start_line, f.confidence, f.dataflow?.status]);
-  expect(sql).toEqual([
-    [5, "HIGH", "confirmed"],
-    [9, "LOW", "unconfirmed"],
-  ]);
+  expect(sql).toEqual([[5, "HIGH", "confirmed"]]);
+  // `count(stmt, "users")`: the analysis saw every caller of `count`, and none passes anything untrusted.
+  expect(result.refuted.map((f) => [f.start_line, f.cwe_id, f.dataflow?.status])).toEqual([[9, "CWE-89", "refuted"]]);
+  expect(result.refuted[0]?.dataflow?.reason).toMatch(/every call to the function holding it passes nothing untrusted/);
+  expect(result.selection.refuted).toBe(1);
   expect(result.analyzers.find((a) => a.name === "dataflow")).toMatchObject({ status: "completed", findings: 1 });
+});
+
+it("keeps a pattern finding it cannot judge as unconfirmed: a parameter of a method nothing in the repository calls", async () => {
+  const dir = join(root, "library");
+  mkdirSync(join(dir, "src"), { recursive: true });
+  writeFileSync(
+    join(dir, "src/Repo.java"),
+    "package app;\npublic class Repo {\n  public void byName(java.sql.Statement stmt, String name) throws Exception {\n" +
+      '    stmt.executeQuery("select * from users where name = \'" + name + "\'");\n  }\n}\n',
+  );
+  const result = await runAnalyzers({ dir, analyzers: defaultAnalyzers(), timeoutMs: 120_000, maxOutputBytes: 10_000_000 });
+  const sql = result.findings.filter((f) => f.cwe_id === "CWE-89");
+  expect(sql.map((f) => [f.start_line, f.confidence, f.dataflow?.status])).toEqual([[4, "LOW", "unconfirmed"]]);
+  expect(sql[0]?.dataflow?.reason).toMatch(/parameters of a function nothing in the repository calls/);
+  expect(result.refuted).toEqual([]);
 });
 
 it("stops when the scan is cancelled mid-analysis, and the next scan is analysed", async () => {
@@ -77,13 +93,13 @@ it("gives the same findings from lowered files it keeps, and follows a file that
   const dir = repo("kept-lowering", 3);
   const key = (fs: { file: string; start_line: number; rule_id: string }[]) =>
     fs.map((f) => `${f.file}:${f.start_line}:${f.rule_id}`).sort();
-  const first = await analyzeCheckout(dir, ["src/Users0.java", "src/Users1.java", "src/Users2.java"]);
-  const again = await analyzeCheckout(dir, ["src/Users0.java", "src/Users1.java", "src/Users2.java"]);
+  const first = (await analyzeCheckout(dir, ["src/Users0.java", "src/Users1.java", "src/Users2.java"])).findings;
+  const again = (await analyzeCheckout(dir, ["src/Users0.java", "src/Users1.java", "src/Users2.java"])).findings;
   expect(first.length).toBeGreaterThan(0);
   expect(again).toEqual(first);
   // The tainted query of Users1 becomes a constant: its finding goes, the others stay.
   writeFileSync(join(dir, "src/Users1.java"), SERVLET(1).replace('"select * from users where id=" + id', '"select * from users"'));
-  const changed = await analyzeCheckout(dir, ["src/Users0.java", "src/Users1.java", "src/Users2.java"]);
+  const changed = (await analyzeCheckout(dir, ["src/Users0.java", "src/Users1.java", "src/Users2.java"])).findings;
   expect(key(changed)).toEqual(key(first).filter((k) => !k.startsWith("src/Users1.java:5:")));
   expect(key(changed)).not.toEqual(key(first));
 });
@@ -122,6 +138,6 @@ function handler(req, res) {
 module.exports = { handler };
 `,
   );
-  const findings = await analyzeCheckout(dir, ["app.js"]);
+  const { findings } = await analyzeCheckout(dir, ["app.js"]);
   expect(findings.map((f) => [f.file, f.start_line, f.cwe_id])).toContainEqual(["app.js", 5, "CWE-78"]);
 });

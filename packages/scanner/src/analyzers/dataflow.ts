@@ -9,11 +9,12 @@ import { Worker } from "node:worker_threads";
 import { extname, join } from "node:path";
 import type { NormalizedFinding } from "@ax/contracts";
 import {
-  analyzeFiles,
+  analyzeRepository,
   DATAFLOW_LANGUAGES,
   dataflowVersion,
   forgetKeptAnalyses as forgetInThisThread,
   keptAnalyses,
+  type SinkSite,
   type TaintTrace,
 } from "@ax/dataflow";
 import { languageOfExtension } from "../languages";
@@ -39,16 +40,22 @@ export function dataflowAnalyzer(): Analyzer {
   };
 }
 
+/** The analysis of a checkout: its findings, and the sink places it judged with no tainted path. */
+export interface CheckoutAnalysis {
+  findings: NormalizedFinding[];
+  sites: SinkSite[];
+}
+
 /** Read, lower and analyse `files` of the checkout at `dir` (in whichever thread calls it). */
-export async function analyzeCheckout(dir: string, files: readonly string[], signal?: AbortSignal): Promise<NormalizedFinding[]> {
+export async function analyzeCheckout(dir: string, files: readonly string[], signal?: AbortSignal): Promise<CheckoutAnalysis> {
   const input = {
     files,
     languageOf: (file: string) => languageOfExtension(extname(file).toLowerCase()),
     read: (file: string) => readBounded(dir, file),
   };
-  const traces = await analyzeFiles(input, undefined, signal);
+  const { traces, sites } = await analyzeRepository(input, undefined, signal);
   const taxonomy = await loadTaxonomy();
-  return traces.map((trace) => findingOf(trace, taxonomy));
+  return { findings: traces.map((trace) => findingOf(trace, taxonomy)), sites };
 }
 
 function findingOf(trace: TaintTrace, taxonomy: Taxonomy): NormalizedFinding {
@@ -73,17 +80,19 @@ export function forgetKeptAnalyses(): void {
  */
 async function runDataflow(ctx: AnalyzerContext): Promise<NormalizedFinding[]> {
   const threaded = await sharedThread().run(ctx.dir, ctx.files, ctx.signal);
-  return threaded ?? analyzeCheckout(ctx.dir, ctx.files, ctx.signal);
+  const { findings, sites } = threaded ?? (await analyzeCheckout(ctx.dir, ctx.files, ctx.signal));
+  if (ctx.notes) ctx.notes.dataflowSites = sites;
+  return findings;
 }
 
 export type ThreadRequest = { kind: "job"; id: number; dir: string; files: readonly string[] } | { kind: "forget" };
 export type ThreadMessage =
-  { kind: "ready" } | { kind: "done"; id: number; findings: NormalizedFinding[] } | { kind: "failed"; id: number; message: string };
+  { kind: "ready" } | ({ kind: "done"; id: number } & CheckoutAnalysis) | { kind: "failed"; id: number; message: string };
 
 interface Job {
   dir: string;
   files: readonly string[];
-  resolve: (findings: NormalizedFinding[] | null) => void;
+  resolve: (analysis: CheckoutAnalysis | null) => void;
   reject: (err: Error) => void;
 }
 
@@ -100,7 +109,7 @@ class DataflowThread {
   private nextId = 0;
   private unavailable = false;
 
-  async run(dir: string, files: readonly string[], signal: AbortSignal): Promise<NormalizedFinding[] | null> {
+  async run(dir: string, files: readonly string[], signal: AbortSignal): Promise<CheckoutAnalysis | null> {
     if (this.unavailable || !(await this.start())) return null;
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -145,7 +154,7 @@ class DataflowThread {
         if (!job) return;
         this.jobs.delete(msg.id);
         if (!this.jobs.size) worker.unref();
-        if (msg.kind === "done") job.resolve(msg.findings);
+        if (msg.kind === "done") job.resolve({ findings: msg.findings, sites: msg.sites });
         else job.reject(new AnalyzerFailedError("The dataflow analysis failed.", msg.message));
       });
       const lost = (why: string) => {

@@ -6,6 +6,15 @@
  * registry.ts.
  */
 import type { NormalizedFinding } from "@ax/contracts";
+import type { SinkSite } from "@ax/dataflow";
+
+/**
+ * What an analyzer tells the scan besides its findings, for the scan's post-processing: the
+ * taint analysis's judged sink places, which refute pattern findings (dataflow-verdicts.ts).
+ */
+export interface AnalyzerNotes {
+  dataflowSites?: SinkSite[];
+}
 
 export interface AnalyzerContext {
   /** The checkout, the analyzer's cwd. Paths in findings are relative to it, POSIX style. */
@@ -26,6 +35,8 @@ export interface AnalyzerContext {
    */
   stateDir?: string;
   threads?: number;
+  /** Written by an analyzer for the scan's post-processing (one object per scan). */
+  notes?: AnalyzerNotes;
   /**
    * Repo-relative POSIX paths of the files to analyze: already filtered by the selection
    * (vendored, generated and minified files, the repository's own excludes) and by this
