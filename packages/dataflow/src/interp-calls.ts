@@ -7,13 +7,15 @@
  */
 import type { TraceStep } from "@ax/contracts";
 import type { Expr, FunctionIR, Loc, ModuleIR } from "./ir";
+import { spellings } from "./call-names";
+import { bundledLookup, isBundled } from "./source-policy";
+import { initState, sinkApplies, stateAfter, withState } from "./typestate";
 import { chainPath } from "./lower-util";
 import { aliasNameMatches, importedCall } from "./modules";
 import type { FnRef } from "./program";
 import type { CallPattern, LanguageSpec, SinkRule } from "./spec";
 import type { Shared, SinkSummary } from "./summary";
 import { constOf, truthyConst, type Env } from "./fold";
-import { sectionKey, setterEntry, withLoose } from "./containers";
 import { constant, EMPTY, mergeFacts, sanitized, appendSteps, join, type Fact, type Value } from "./values";
 
 export abstract class CallInterpreter {
@@ -74,12 +76,17 @@ export abstract class CallInterpreter {
     const own = env.get(`@${key}`);
     if (own) return own;
     const name = key.split(/\.|::/).pop() ?? key;
+    let state: string | undefined;
     if (!this.s.program.writes.get(key) && !this.s.program.writtenNames.has(name)) {
       const init = this.s.program.fieldInit.get(key) ?? this.s.program.globalInit.get(key);
       const k = init ? constOf(init) : undefined;
       if (k !== undefined) return constant(k);
+      state = initState(this.spec, this.module.language, init);
     }
-    return { facts: [{ origin: { kind: "field", key }, steps: [this.step(loc, "step", `read from \`${name}\``)], clean: new Set() }] };
+    const read = {
+      facts: [{ origin: { kind: "field", key }, steps: [this.step(loc, "step", `read from \`${name}\``)], clean: new Set() }],
+    };
+    return withState(read as Value, state);
   }
 
   // ---- calls -----------------------------------------------------------------------------
@@ -95,7 +102,9 @@ export abstract class CallInterpreter {
     const targets = this.resolve(e, env);
     if (targets.precise.length) return this.applySummaries(targets.precise, e, receiver, args, env);
 
-    const source = this.spec.sources.find((r) => r.call && this.matches(r.call, e, receiver, env));
+    const lookup = bundledLookup({ e, receiver, args, kwargs });
+    if (lookup) return lookup;
+    const source = isBundled(receiver) ? undefined : this.spec.sources.find((r) => r.call && this.matches(r.call, e, receiver, env));
     if (source)
       return {
         facts: mergeFacts(
@@ -108,9 +117,10 @@ export abstract class CallInterpreter {
       return { facts: sanitized(mergeFacts(...args.map((a) => a.facts), ...[...kwargs.values()].map((a) => a.facts)), sanitizer.cwes) };
     for (const rule of this.spec.sinks)
       if (!rule.call.isNew && this.matches(rule.call, e, receiver, env)) this.checkSink(rule, e, receiver, args, kwargs);
-    if (targets.loose.length) return this.applySummaries(targets.loose, e, receiver, args, env);
+    const state = stateAfter(this.spec, { e, receiver, args, kwargs }, false, (p) => this.matches(p, e, receiver, env), env);
+    if (targets.loose.length) return withState(this.applySummaries(targets.loose, e, receiver, args, env), state);
 
-    return this.defaultCall(e, receiver, args, kwargs, env);
+    return withState(this.defaultCall(e, receiver, args, kwargs, env), state);
   }
 
   protected defaultCall(
@@ -129,22 +139,21 @@ export abstract class CallInterpreter {
       }
     }
     const argFacts = mergeFacts(...args.map((a) => a.facts), ...[...kwargs.values()].map((a) => a.facts));
-    // `put(k, v)`, `set(k, v)`, `set(section, key, value)` (configparser) with constant keys.
-    const put = e.receiver ? setterEntry(e.callee, args) : undefined;
-    if (e.receiver && put) {
+    const putKey =
+      e.receiver && ["put", "set", "setdefault", "setAttribute", "setProperty"].includes(e.callee) && args.length >= 2
+        ? args[0]?.konst
+        : undefined;
+    if (e.receiver && putKey && putKey.v !== null) {
       // A constant key: the entry is replaced, tainted or not.
-      this.storeInto(e.receiver, put.key, { ...put.value }, env);
+      this.storeInto(e.receiver, String(putKey.v), { ...(args[1] ?? EMPTY) }, env);
     } else if (e.receiver && this.spec.mutators.includes(e.callee) && argFacts.length) {
       this.storeInto(e.receiver, null, { facts: argFacts }, env);
     }
     if (receiver && ["get", "getOrDefault", "getProperty", "pop", "remove", "getAttribute"].includes(e.callee) && receiver.keys?.size) {
-      const section = e.callee === "get" && args.length === 2 ? sectionKey(args[0]!, args[1]!) : undefined;
-      const entry = section !== undefined ? receiver.keys.get(section) : undefined;
-      if (entry) return withLoose(entry, receiver.loose);
       const key = args[0]?.konst;
       if (key && key.v !== null) {
         const kv = receiver.keys.get(String(key.v));
-        if (kv) return withLoose(kv, receiver.loose);
+        if (kv) return { ...kv, facts: mergeFacts(kv.facts, receiver.loose) };
         return { facts: mergeFacts(receiver.loose, e.callee === "getOrDefault" ? args[1]?.facts : []) };
       }
     }
@@ -163,7 +172,17 @@ export abstract class CallInterpreter {
     const ctor = this.s.program.methods(e.cls, this.module.language === "python" ? "__init__" : "<init>", false);
     if (ctor.length) this.applySummaries(ctor, asCall, null, args, env);
     const wraps = e.args.filter((a): a is Extract<Expr, { k: "var" }> => a.k === "var" && env.has(a.name)).map((a) => a.name);
-    return { facts: mergeFacts(...args.map((a) => a.facts)), cls: e.cls, via: e.text, ...(wraps.length ? { wraps } : {}) };
+    const state = stateAfter(
+      this.spec,
+      { e: asCall, receiver: null, args, kwargs: new Map() },
+      true,
+      (p) => !!p.isNew && p.names.includes(e.cls),
+      env,
+    );
+    return withState(
+      { facts: mergeFacts(...args.map((a) => a.facts)), cls: e.cls, via: e.text, ...(wraps.length ? { wraps } : {}) },
+      state,
+    );
   }
 
   /**
@@ -281,6 +300,7 @@ export abstract class CallInterpreter {
     args: Value[],
     kwargs: Map<string, Value>,
   ): void {
+    if (!sinkApplies(rule, { e, receiver, args, kwargs })) return;
     if (rule.requireKwarg) {
       const kv = kwargs.get(rule.requireKwarg.name);
       const on = kv?.konst ? truthyConst(kv.konst.v) : kv !== undefined;
@@ -323,7 +343,7 @@ export abstract class CallInterpreter {
 
   protected matches(p: CallPattern, e: Extract<Expr, { k: "call" }>, receiver: Value | null, env: Env): boolean {
     if (!p.names.includes(e.callee) && !aliasNameMatches(p, this.module, e, (n) => env.has(n))) return false;
-    if (p.path && !(e.path !== undefined && p.path.test(e.path))) return false;
+    if (p.path && !spellings(e.path, this.module.language).some((t) => p.path!.test(t))) return false;
     if (p.receiver) {
       const r = e.receiver;
       const texts = [
@@ -333,7 +353,7 @@ export abstract class CallInterpreter {
         r?.k === "var" ? this.paramTypes.get(r.name) : undefined,
         r?.k === "call" ? r.text : undefined,
       ];
-      if (!texts.some((t) => t !== undefined && p.receiver!.test(t))) return false;
+      if (!texts.some((t) => spellings(t, this.module.language).some((x) => p.receiver!.test(x)))) return false;
     }
     void env;
     return true;

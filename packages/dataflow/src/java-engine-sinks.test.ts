@@ -28,6 +28,18 @@ const SINKS: readonly { rule: string; cwe: string; stmt: string; setup?: string 
   },
   { rule: "java-taint-xss-error", cwe: "CWE-81", stmt: `response.sendError(404, "No such user: " + data); // SINK` },
   {
+    rule: "java-taint-xxe",
+    cwe: "CWE-611",
+    setup: `DocumentBuilder builder = DocumentBuilderFactory.newInstance().newDocumentBuilder();`,
+    stmt: `builder.parse(new InputSource(new StringReader(data))); // SINK`,
+  },
+  {
+    rule: "java-taint-deserialization-yaml",
+    cwe: "CWE-502",
+    setup: `org.yaml.snakeyaml.Yaml yaml = new org.yaml.snakeyaml.Yaml();`,
+    stmt: `Object doc = yaml.load(data); // SINK`,
+  },
+  {
     rule: "java-taint-ldap",
     cwe: "CWE-90",
     setup: `DirContext ctx = new InitialDirContext();`,

@@ -2,6 +2,7 @@
  * Java sources, sinks and sanitizers for the taint analysis: the Servlet API, Spring's
  * request binding, JDBC/JPA, java.io/nio, JNDI/LDAP, javax.xml.xpath, reflection.
  */
+import { JAVA_CONFIG_SINKS, JAVA_STATES } from "./config-states";
 import type { LanguageSpec, SinkRule } from "./spec";
 
 const REQUEST = /^(request|req|httpRequest|servletRequest|HttpServletRequest|ServletRequest)$/i;
@@ -103,7 +104,8 @@ export const JAVA_SPEC: LanguageSpec = {
         message: "Untrusted data reaches an operating-system command.",
         remediation:
           "Do not build commands from input; call the program with a fixed argument array and validate each argument against an allowlist.",
-        args: "all",
+        // Runtime.exec(command, envp, dir): the command and its environment; the working directory is not a command.
+        args: [0, 1],
       },
     ),
     sink(
@@ -117,19 +119,43 @@ export const JAVA_SPEC: LanguageSpec = {
         args: "all",
       },
     ),
+    // `pb.command(list)` replaces the command of a ProcessBuilder; `pb.directory(dir)` is not a command.
+    sink(
+      "command-builder",
+      "CWE-78",
+      "OS command injection",
+      { names: ["command"], receiver: /ProcessBuilder|^(pb|processBuilder|builder)$/ },
+      {
+        message: "Untrusted data reaches an operating-system command.",
+        remediation: "Do not build commands from input; use a fixed program and validate each argument against an allowlist.",
+        args: "all",
+      },
+    ),
     sink(
       "path",
       "CWE-22",
       "Path traversal",
-      {
-        names: ["File", "FileInputStream", "FileOutputStream", "FileReader", "FileWriter", "RandomAccessFile", "PrintWriter"],
-        isNew: true,
-      },
+      { names: ["File"], isNew: true },
       {
         message: "Untrusted data is used as a file path.",
         remediation:
           "Resolve the path against a fixed base directory, normalise it and check that it stays inside; or map input to an allowlist of names.",
-        args: "all",
+        // new File(parent, child): both name the file.
+        args: [0, 1],
+        severity: "HIGH",
+      },
+    ),
+    // The file is the first argument; the rest is a mode, an append flag or a charset.
+    sink(
+      "path",
+      "CWE-22",
+      "Path traversal",
+      { names: ["FileInputStream", "FileOutputStream", "FileReader", "FileWriter", "RandomAccessFile", "PrintWriter"], isNew: true },
+      {
+        message: "Untrusted data is used as a file path.",
+        remediation:
+          "Resolve the path against a fixed base directory, normalise it and check that it stays inside; or map input to an allowlist of names.",
+        args: [0],
         severity: "HIGH",
       },
     ),
@@ -268,7 +294,8 @@ export const JAVA_SPEC: LanguageSpec = {
       {
         message: "Untrusted data is stored in the session next to trusted data.",
         remediation: "Validate the data before storing it in the session, or keep untrusted data out of it.",
-        args: [1],
+        // The attribute's name as well as its value: input choosing the name can overwrite a trusted attribute.
+        args: [0, 1],
         severity: "MEDIUM",
       },
     ),
@@ -284,7 +311,9 @@ export const JAVA_SPEC: LanguageSpec = {
         severity: "MEDIUM",
       },
     ),
+    ...JAVA_CONFIG_SINKS,
   ],
+  states: JAVA_STATES,
   sanitizers: [
     {
       id: "number",

@@ -4,6 +4,7 @@
  * SQL and MongoDB clients, and the common escaping libraries. Paths are import-resolved
  * (`node:` stripped), so `import { exec as run } from "node:child_process"` still matches.
  */
+import { JAVASCRIPT_CONFIG_SINKS } from "./config-states";
 import type { LanguageSpec, SinkRule } from "./spec";
 
 /** Express/Fastify/Next.js request objects. */
@@ -43,14 +44,11 @@ const FS_CALLS = [
   "accessSync",
   "exists",
   "existsSync",
-  "rename",
-  "renameSync",
-  "copyFile",
-  "copyFileSync",
-  "symlink",
   "chmod",
   "truncate",
 ];
+/** Calls naming two files (source and destination, target and link): both are paths. */
+const FS_PAIR_CALLS = ["rename", "renameSync", "copyFile", "copyFileSync", "cp", "cpSync", "symlink", "symlinkSync", "link", "linkSync"];
 
 function sink(
   id: string,
@@ -213,7 +211,15 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
       },
       { ...CODE, severity: "CRITICAL" },
     ),
+    // `fs.writeFile(path, data)`: the path only; the data written is not a path.
     sink("path", "CWE-22", "Path traversal", { names: FS_CALLS, path: new RegExp(`${FS_MODULE}(${FS_CALLS.join("|")})$`) }, PATH),
+    sink(
+      "path-pair",
+      "CWE-22",
+      "Path traversal",
+      { names: FS_PAIR_CALLS, path: new RegExp(`${FS_MODULE}(${FS_PAIR_CALLS.join("|")})$`) },
+      { ...PATH, args: [0, 1] },
+    ),
     sink("path-send-file", "CWE-22", "Path traversal", { names: ["sendFile", "download"], receiver: RES }, PATH),
     sink("xss", "CWE-79", "Cross-site scripting", { names: ["send", "write", "end"], receiver: /^(res|response)$/ }, XSS),
     sink(
@@ -229,7 +235,8 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
       "CWE-601",
       "Open redirect",
       { names: ["redirect"], receiver: /^(res|response|reply|ctx)$/ },
-      { ...REDIRECT, severity: "MEDIUM", args: "all" },
+      // `res.redirect(url)`, `res.redirect(status, url)`, Koa `ctx.redirect(url, fallback)`.
+      { ...REDIRECT, severity: "MEDIUM", args: [0, 1] },
     ),
     sink(
       "redirect-location",
@@ -301,7 +308,8 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
         message: "Untrusted data is written into an HTTP response header.",
         remediation: "Reject or strip CR and LF from header values, and allowlist what may be set from input.",
         severity: "MEDIUM",
-        args: [1],
+        // The name as well as the value: `res.setHeader(name, value)`, and `res.set({ [name]: value })`.
+        args: [0, 1],
       },
     ),
     sink(
@@ -375,6 +383,7 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
         severity: "CRITICAL",
       },
     ),
+    ...JAVASCRIPT_CONFIG_SINKS,
   ],
   fieldSinks: [
     { id: "js-taint-xss-html", field: /^(innerHTML|outerHTML)$/, cwe: "CWE-79", title: "Cross-site scripting", ...XSS, severity: "HIGH" },

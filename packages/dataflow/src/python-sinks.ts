@@ -4,6 +4,7 @@
  * requests (requests, urllib, httpx), redirects, HTML responses, templates (Jinja2), LDAP
  * and XPath.
  */
+import { PYTHON_CONFIG_SINKS, PYYAML_UNSAFE } from "./config-states";
 import type { SinkRule } from "./spec";
 
 /** Matched against the text of the call that made the receiver; bare `Session()` is too often SQLAlchemy's. */
@@ -50,6 +51,11 @@ const XSS: SinkExtra = {
   message: "Untrusted data is written into an HTML response without encoding.",
   remediation:
     "Render through a template with autoescaping, or escape with `markupsafe.escape`/`html.escape`; never mark input as safe markup.",
+  severity: "MEDIUM",
+};
+const HEADER: SinkExtra = {
+  message: "Untrusted data is written into an HTTP response header.",
+  remediation: "Reject or strip CR and LF from header values, and allowlist the headers input may set.",
   severity: "MEDIUM",
 };
 const TEMPLATE: SinkExtra = {
@@ -230,7 +236,8 @@ export const PYTHON_SINKS: SinkRule[] = [
     "CWE-502",
     "Deserialization of untrusted data",
     { names: ["load", "unsafe_load", "load_all", "unsafe_load_all"], path: /^yaml\.(load|unsafe_load|load_all|unsafe_load_all)$/ },
-    { ...DESERIALIZE, args: [0, "stream"] },
+    // `yaml.load(x, Loader=yaml.SafeLoader)` is safe: only a loader that builds objects (or none, the old default) is a sink.
+    { ...DESERIALIZE, args: [0, "stream"], when: PYYAML_UNSAFE },
   ),
   sink(
     "deserialization-other",
@@ -384,4 +391,30 @@ export const PYTHON_SINKS: SinkRule[] = [
       args: [0, "path"],
     },
   ),
+  // A response's headers (`make_response(body, status, headers)`, `Response(body, status, headers)`); its body is the XSS sink above.
+  sink(
+    "header-response",
+    "CWE-113",
+    "HTTP header injection",
+    {
+      names: ["make_response", "Response", "HTMLResponse", "PlainTextResponse"],
+      path: /^((flask|werkzeug(\.wrappers)?|starlette\.responses|fastapi(\.responses)?)\.)?(make_response|Response|HTMLResponse|PlainTextResponse)$/,
+    },
+    { ...HEADER, args: [2, "headers"] },
+  ),
+  sink(
+    "header-django-response",
+    "CWE-113",
+    "HTTP header injection",
+    { names: ["HttpResponse"], path: /^(django\.http(\.response)?\.)?HttpResponse$/ },
+    { ...HEADER, args: ["headers"] },
+  ),
+  sink(
+    "header-set",
+    "CWE-113",
+    "HTTP header injection",
+    { names: ["add", "set", "setdefault", "add_header"], receiver: /(^|\.)(resp|response|res|r)\w*\.headers$/ },
+    { ...HEADER, args: [0, 1, "key", "value", "_key", "_value"] },
+  ),
+  ...PYTHON_CONFIG_SINKS,
 ];

@@ -7,6 +7,7 @@
  * `from flask import request; request.args.get(...)` has the path `flask.request.args.get`
  * while the field `request.args` keeps its written path: patterns accept both spellings.
  */
+import { PYTHON_STATES } from "./config-states";
 import { PYTHON_SINKS } from "./python-sinks";
 import type { LanguageSpec } from "./spec";
 
@@ -103,6 +104,7 @@ export const PYTHON_SPEC: LanguageSpec = {
     },
   ],
   sinks: PYTHON_SINKS,
+  states: PYTHON_STATES,
   sanitizers: [
     {
       id: "py-san-number",

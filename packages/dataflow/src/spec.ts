@@ -10,6 +10,7 @@
  * same name on an unrelated object does not match where that would be common.
  */
 import type { Severity, Level } from "@ax/contracts";
+import type { ConstValue } from "./ir";
 
 export interface CallPattern {
   /** Callee names (`getParameter`, `execute`, `system`). */
@@ -51,6 +52,17 @@ export interface SinkRule {
    * a keyword that must be present with a truthy constant.
    */
   requireKwarg?: { name: string; truthy: boolean };
+  /**
+   * Only a sink when this holds for the call's own options, e.g. js-yaml `load(x, { schema: FULL_SCHEMA })`,
+   * libxmljs `parseXml(x, { noent: true })`, PyYAML `load(x, Loader=yaml.Loader)`.
+   */
+  when?: ArgTest;
+  /**
+   * Only a sink when an object of the call is configured unsafely (typestate.ts): the receiver
+   * (`db.parse(x)` on a DocumentBuilder from a factory without the DOCTYPE feature) or an argument
+   * (lxml `fromstring(x, parser)`), in the state named by a `StateRule`.
+   */
+  state?: { name: string; at: "receiver" | readonly (number | string)[] };
   cwe: string;
   title: string;
   message: string;
@@ -68,6 +80,36 @@ export interface FieldSinkRule {
   message: string;
   severity: Severity;
   remediation: string;
+}
+
+/**
+ * A test on one argument of a call: its constant value, or the text of what is passed (the
+ * dotted name `yaml.SafeLoader`, the call `new SafeConstructor(…)`, the class of the object).
+ */
+export interface ArgTest {
+  /** Position, or keyword name (Python); `kw` also accepts the keyword form of a positional. */
+  arg: number | string;
+  kw?: string;
+  /** A key of an options object passed there (`{ noent: true }`). */
+  key?: string;
+  equals?: ConstValue;
+  text?: RegExp;
+  /** The test also holds when the argument (or key) is absent. */
+  absent?: boolean;
+}
+
+/**
+ * The configuration state of an object (typestate): which calls make one, which calls configure
+ * it safely or unsafely, and which calls hand it on (`factory.newDocumentBuilder()`). Sinks name
+ * the state in `SinkRule.state` and fire only on an object in `name:unsafe`.
+ */
+export interface StateRule {
+  name: string;
+  create: readonly { call: CallPattern; initial: "safe" | "unsafe"; safeIf?: readonly ArgTest[]; unsafeIf?: readonly ArgTest[] }[];
+  /** Calls on the object that change its state when all of `tests` hold. */
+  configure: readonly { names: readonly string[]; tests: readonly ArgTest[]; makes: "safe" | "unsafe" }[];
+  /** Calls on the object that return an object in the same state. */
+  derive: readonly string[];
 }
 
 export interface SanitizerRule {
@@ -88,6 +130,8 @@ export interface LanguageSpec {
    * `map.put(k, x)`, `out.writeObject(x)`): a tainted argument taints the receiver.
    */
   mutators: readonly string[];
+  /** Configuration states of objects (XML parsers, YAML loaders, template environments). */
+  states?: readonly StateRule[];
   /** Confidence of a finding by source kind. */
   confidence?: Partial<Record<SourceKind, Level>>;
 }

@@ -43,10 +43,13 @@ export interface Value {
   keys?: ReadonlyMap<string, Value>;
   /** A URL parsed from, or a path resolved from, another value (guards.ts). */
   derived?: Derivation;
-  /** A list with exact positions (containers.ts): `keys` "0".."len-1" are its elements in order. */
-  len?: number;
   /** Facts stored without a key (`list.add(v)`), returned by every keyed read too. */
   loose?: readonly Fact[];
+  /**
+   * How the object is configured (typestate.ts, source-policy.ts): `name:unsafe`, `name:safe`
+   * (`xxe:unsafe` for a parser factory without the DOCTYPE feature) or `file:bundled`.
+   */
+  state?: string;
 }
 
 export const EMPTY: Value = { facts: [] };
@@ -107,9 +110,9 @@ export function join(a: Value | undefined, b: Value | undefined): Value {
   }
   if (a.derived && a.derived.kind === b.derived?.kind && a.derived.from === b.derived.from) out.derived = a.derived;
   if (a.loose || b.loose) out.loose = mergeFacts(a.loose, b.loose);
-  // Lists of different lengths: positions no longer line up, every element may be any of them.
-  if (a.len !== undefined && a.len === b.len) out.len = a.len;
-  else if (a.len !== undefined || b.len !== undefined) out.loose = mergeFacts(out.loose, a.facts, b.facts);
+  // An unsafe configuration on either path may reach the use; any other state must hold on both.
+  const state = a.state === b.state ? a.state : [a.state, b.state].find((st) => st?.endsWith(":unsafe"));
+  if (state) out.state = state;
   return out;
 }
 
