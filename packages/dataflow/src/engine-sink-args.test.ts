@@ -247,3 +247,48 @@ policyTwins("JavaScript sink arguments", [
     expect: [{ rule: "js-taint-header", cwe: "CWE-113" }],
   },
 ]);
+
+const FLASK = `
+  from flask import Flask, render_template, request
+
+  app = Flask(__name__)
+`;
+
+policyTwins("Flask view response tuples", [
+  {
+    name: "(body, status): the body is HTML",
+    lang: "python",
+    vuln: `${FLASK}
+      @app.route("/hello")
+      def hello():
+          name = request.args.get("name", "")
+          return "<h1>Hello " + name + "</h1>", 200  # SINK
+    `,
+    safe: `${FLASK}
+      @app.route("/hello")
+      def hello():
+          name = request.args.get("name", "")
+          if not name:
+              return {"error": "no name", "given": name}, 400
+          return render_template("hello.html", name=name), 200
+    `,
+    expect: [{ rule: "py-taint-xss", cwe: "CWE-79" }],
+  },
+  {
+    name: "(body, status, headers): the headers",
+    lang: "python",
+    vuln: `${FLASK}
+      @app.route("/hello")
+      def hello():
+          name = request.args.get("name", "")
+          return "ok", 200, {"X-User": name}  # SINK
+    `,
+    safe: `${FLASK}
+      @app.route("/hello")
+      def hello():
+          name = request.args.get("name", "")
+          return "ok", 200, {"X-User": "anonymous", "X-Known": "yes" if name else "no"}
+    `,
+    expect: [{ rule: "py-taint-header-response", cwe: "CWE-113" }],
+  },
+]);

@@ -4,7 +4,7 @@
  * Django convention of views taking `request` first.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { FunctionIR } from "./ir";
+import type { Expr, FunctionIR, Stmt } from "./ir";
 import { kindOf } from "./lower-util";
 import { parts, type ParamInfo } from "./python-expr";
 
@@ -102,4 +102,36 @@ function isDjangoView(ctx: RouteContext, first: number): boolean {
   if (!request || request.param.name !== "request") return false;
   if (request.param.type && !DJANGO_REQUEST_TYPES.has(request.param.type)) return false;
   return !ctx.hasReceiver || VIEW_METHODS.has(ctx.name);
+}
+
+/**
+ * A Flask view may return `(body, status)`, `(body, headers)` or `(body, status, headers)`:
+ * Flask builds the response with `make_response` from the tuple, so each such return is
+ * lowered as that call and its body meets the XSS sink and its headers the header-injection
+ * sink. A dict or list body is sent as JSON and is left out.
+ */
+export function flaskViewReturns(fn: FunctionIR, decorators: SgNode[], imports: ReadonlyMap<string, string>): void {
+  if (routeFramework(decorators, imports) !== "flask") return;
+  const visit = (stmts: Stmt[]): void => {
+    for (const [i, st] of stmts.entries()) {
+      if (st.k === "return" && st.value?.k === "array" && st.value.items.length >= 2 && st.value.items.length <= 3)
+        stmts[i] = { ...st, value: viewResponse(st.value.items, st.value.loc) };
+      else if (st.k === "if") [st.then, st.else].forEach(visit);
+      else if (st.k === "loop" || st.k === "block") visit(st.body);
+      else if (st.k === "switch") st.cases.forEach((c) => visit(c.body));
+      else if (st.k === "try") [st.body, st.finally, ...st.handlers.map((h) => h.body)].forEach(visit);
+    }
+  };
+  visit(fn.body);
+}
+
+function viewResponse(items: Expr[], loc: Extract<Expr, { k: "array" }>["loc"]): Expr {
+  const [body, second, third] = items;
+  const json = body?.k === "object" || body?.k === "array";
+  const args: Expr[] = [json || !body ? { k: "const", value: "", loc } : body];
+  // `(body, headers)`: a dict in second place is the headers.
+  if (third) args.push(second ?? { k: "const", value: 200, loc }, third);
+  else if (second?.k === "object") args.push({ k: "const", value: 200, loc }, second);
+  else if (second) args.push(second);
+  return { k: "call", callee: "make_response", receiver: null, args, path: "flask.make_response", loc, text: "make_response(…)" };
 }

@@ -122,6 +122,15 @@ export const PYTHON_SPEC: LanguageSpec = {
       cwes: ["CWE-79"],
     },
     { id: "py-san-bleach", call: { names: ["clean"], path: /^bleach\.clean$/ }, cwes: ["CWE-79"] },
+    // A page rendered from a template file: Flask and Django autoescape HTML templates.
+    {
+      id: "py-san-render-template",
+      call: {
+        names: ["render_template", "render", "render_to_string"],
+        path: /^(flask\.render_template|django\.shortcuts\.render|django\.template\.loader\.render_to_string)$/,
+      },
+      cwes: ["CWE-79"],
+    },
     // A JSON response is not parsed as HTML.
     {
       id: "py-san-jsonify",

@@ -20,7 +20,7 @@ import type { ClassIR, Expr, FunctionIR, LValue, Loc, ModuleIR, Stmt } from "./i
 import { kindOf, locOf, namedChildren, unknown } from "./lower-util";
 import { parseSource } from "./parser";
 import { PyExprs, parts, setOwn } from "./python-expr";
-import { sourceParams } from "./python-routes";
+import { flaskViewReturns, sourceParams } from "./python-routes";
 
 /** Statements with no dataflow of their own. */
 const IGNORED = new Set([
@@ -430,6 +430,7 @@ class PyLowering {
     if (sources) fn.sourceParams = sources;
     this.functions.push(fn);
     fn.body = this.block(node.field("body"));
+    flaskViewReturns(fn, decorators, this.imports);
   }
 
   /** Returns the class body's loose statements, which run where the class is defined. */
