@@ -148,4 +148,6 @@ export interface ModuleIR {
   imports: Record<string, string>;
   /** JavaScript: exported names mapped to the function they export (`default` → `handler`); see modules.ts. */
   exports?: Record<string, string>;
+  /** JavaScript: modules whose every export this one re-exports (`export * from "./impl"`). */
+  reexports?: string[];
 }

@@ -11,11 +11,14 @@ export interface Imports {
   paths: Record<string, string>;
   /** Local names bound to a member of a module, with the member's own name (`run` → `exec`). */
   members: Record<string, string>;
+  /** Modules whose every export this one re-exports (`export * from "./impl"`). */
+  stars: string[];
 }
 
 export function collectImports(root: SgNode): Imports {
-  const imports: Imports = { paths: {}, members: {} };
+  const imports: Imports = { paths: {}, members: {}, stars: [] };
   for (const stmt of root.findAll({ rule: { kind: "import_statement" } })) esmImport(stmt, imports);
+  for (const stmt of root.findAll({ rule: { kind: "export_statement" } })) reexport(stmt, imports);
   // Document order, so `const { exec } = cp` can build on an earlier `const cp = require(…)`.
   for (const decl of root.findAll({ rule: { kind: "variable_declarator" } })) {
     const value = fieldOf(decl, "value");
@@ -52,6 +55,34 @@ function esmImport(stmt: SgNode, imports: Imports): void {
           if (name === "default") bind(imports, alias, mod);
           else bind(imports, alias, `${mod}.${name}`, name);
         }
+      }
+    }
+  }
+}
+
+/**
+ * `export { f as g } from "./impl"` binds `g` as an import of `./impl.f` would (so a module
+ * importing `g` from here reaches `./impl`'s `f`); `export * from "./impl"` is kept in `stars`.
+ */
+function reexport(stmt: SgNode, imports: Imports): void {
+  const source = fieldOf(stmt, "source");
+  if (!source || kindOf(source) !== "string") return;
+  const mod = moduleName(stringValue(source));
+  for (const part of stmt.children()) {
+    const kind = kindOf(part);
+    if (kind === "*") imports.stars.push(mod);
+    else if (kind === "namespace_export") {
+      const name = kids(part).find((c) => kindOf(c) === "identifier" || kindOf(c) === "string");
+      if (name) bind(imports, kindOf(name) === "string" ? stringValue(name) : name.text(), mod);
+    } else if (kind === "export_clause") {
+      for (const spec of kids(part)) {
+        const nameNode = fieldOf(spec, "name");
+        if (!nameNode) continue;
+        const name = kindOf(nameNode) === "string" ? stringValue(nameNode) : nameNode.text();
+        const aliasNode = fieldOf(spec, "alias");
+        const alias = aliasNode ? (kindOf(aliasNode) === "string" ? stringValue(aliasNode) : aliasNode.text()) : name;
+        if (name === "default") bind(imports, alias, mod);
+        else bind(imports, alias, `${mod}.${name}`, name);
       }
     }
   }

@@ -98,6 +98,58 @@ moduleTwins("javascript imports resolve to the imported module's function", [
   },
 ]);
 
+/** A barrel `lib/index.ts` re-exporting `lib/raw-def.ts` or `lib/clean-def.ts` (`line`), imported by `app.ts`. */
+function barrel(line: (m: string) => string, m: string): Files {
+  return {
+    ...LIBS,
+    "lib/index.ts": line(m),
+    "app.ts": `
+      import { execSync } from "child_process";
+      import { h } from "./lib";
+
+      export function run(req: any) {
+        execSync(h(req.query.c))${m === "raw-def" ? "; // SINK" : ";"}
+      }
+    `,
+  };
+}
+
+/** A workspace package `@acme/shell` (packages/shell/src/index.ts) whose `f` is raw or clean, imported by an app. */
+function workspace(body: string, marker: string): Files {
+  return {
+    "packages/shell/src/index.ts": body,
+    "packages/shell/src/other.ts": "export function f(x: string) {\n  return x;\n}\n",
+    "apps/web/src/app.ts": `import { execSync } from "child_process";\nimport { f } from "@acme/shell";\nexport function run(req: any) {\n  execSync(f(req.query.c));${marker}\n}\n`,
+  };
+}
+
+moduleTwins("javascript re-exports and workspace packages", [
+  {
+    name: "export { g as h } from './m'",
+    cwe: "CWE-78",
+    vuln: barrel((m) => `export { g as h } from "./${m}";\n`, "raw-def"),
+    safe: barrel((m) => `export { g as h } from "./${m}";\n`, "clean-def"),
+  },
+  {
+    name: "export * from './m'",
+    cwe: "CWE-78",
+    vuln: {
+      ...barrel((m) => `export * from "./${m}";\n`, "raw-def"),
+      "app.ts": barrel(() => "", "raw-def")["app.ts"]!.replace("{ h }", "{ g as h }"),
+    },
+    safe: {
+      ...barrel((m) => `export * from "./${m}";\n`, "clean-def"),
+      "app.ts": barrel(() => "", "clean-def")["app.ts"]!.replace("{ h }", "{ g as h }"),
+    },
+  },
+  {
+    name: "import { f } from '@acme/shell' (a workspace package)",
+    cwe: "CWE-78",
+    vuln: workspace("export function f(x: string) {\n  return x;\n}\n", " // SINK"),
+    safe: workspace('import { quote } from "shell-quote";\nexport function f(x: string) {\n  return quote([x]);\n}\n', ""),
+  },
+]);
+
 moduleTwins("javascript package imports reach no repository function", [
   {
     name: "a package `render` and an app `render` that runs a command",

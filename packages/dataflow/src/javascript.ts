@@ -23,7 +23,15 @@ export function lowerJavaScript(file: string, source: string, language: "javascr
     markCaptures(lowering.functions);
     const exports: Record<string, string> = {};
     for (const ex of lowering.exported) Object.defineProperty(exports, ex.exportName, { value: ex.name, enumerable: true, writable: true });
-    return { file, language, functions: lowering.functions, classes: lowering.classes, imports: imports.paths, exports };
+    return {
+      file,
+      language,
+      functions: lowering.functions,
+      classes: lowering.classes,
+      imports: imports.paths,
+      exports,
+      ...(imports.stars.length ? { reexports: imports.stars } : {}),
+    };
   } catch {
     // Statements already degrade one by one; this catches a parser failure or a pathological tree.
     return { file, language, functions: [], classes: [], imports: {} };

@@ -9,7 +9,8 @@
  * modules are `pkg/m.py` or `pkg/m/__init__.py`, relative to the importing file's package for
  * relative imports, else from the repository root or any folder above it (`src/pkg/m.py`).
  * JavaScript specifiers starting with `.` or `/` are files (`./m`, `./m.js`, `./m/index.ts`);
- * bare ones are packages, hence libraries.
+ * bare ones are packages: the repository's own (a workspace folder named like the package,
+ * with an index file) or else libraries.
  */
 import type { Expr, ModuleIR } from "./ir";
 import type { FnRef, Program } from "./program";
@@ -121,11 +122,12 @@ function membersOf(p: Program, module: ModuleIR, rest: readonly string[], depth:
   if (alias && fns?.get(alias)?.length) return fns.get(alias) ?? [];
   const cls = classIn(p, module, first);
   if (cls) return p.methods(cls, js ? "<init>" : "__init__", false);
-  // A re-export: `from .impl import f` in a package's __init__.py, `export { f } from "./impl"`.
+  // A re-export: `from .impl import f` in a package's __init__.py, `export { f } from "./impl"`,
+  // `export * from "./impl"`.
   const again = own(module.imports, alias ?? first);
-  if (again !== undefined) {
-    const target = resolveImport(p, module, again, depth + 1);
-    return target.kind === "repo" ? target.refs : [];
+  for (const path of again !== undefined ? [again] : (module.reexports ?? []).map((m) => `${m}.${first}`)) {
+    const target = resolveImport(p, module, path, depth + 1);
+    if (target.kind === "repo" && target.refs.length) return target.refs;
   }
   return [];
 }
@@ -178,7 +180,8 @@ function pythonModule(p: Program, from: ModuleIR, path: string): Found | undefin
   }
   if (dots === 0 && segs[0] !== undefined) {
     // A top-level package some other folder holds (`lib/pkg/m.py` imported as `pkg.m`).
-    for (let i = segs.length; i >= 1; i--) {
+    // Two names at least: a single one (`json`, `config`) says too little to pick a folder.
+    for (let i = segs.length; i >= 2; i--) {
       const tail = segs.slice(0, i).join("/");
       const hits = p.modules.filter(
         (m) => m.language === "python" && (m.file.endsWith(`/${tail}.py`) || m.file.endsWith(`/${tail}/__init__.py`)),
@@ -190,7 +193,7 @@ function pythonModule(p: Program, from: ModuleIR, path: string): Found | undefin
 }
 
 function jsModule(p: Program, from: ModuleIR, path: string): Found | undefined {
-  if (!path.startsWith(".") && !path.startsWith("/")) return undefined;
+  const relative = path.startsWith(".") || path.startsWith("/");
   const files = modulesByFile(p);
   // The specifier is a prefix of the path; the rest are member names (`./m.js.f` → `./m.js`, [f]).
   const parts = path.split(".");
@@ -199,18 +202,56 @@ function jsModule(p: Program, from: ModuleIR, path: string): Found | undefined {
     if (!rest.every((r) => IDENT.test(r))) continue;
     const spec = parts.slice(0, cut).join(".");
     if (!spec) continue;
-    const target = normalize(from.file, spec);
-    if (target === undefined) continue;
-    const stem = target.replace(/\/$/, "");
-    const candidates = [stem, ...JS_EXTENSIONS.map((x) => stem + x), ...JS_EXTENSIONS.map((x) => `${stem}/index${x}`)];
-    // `./m.js` compiled from `./m.ts`.
-    if (/\.[cm]?js$/.test(stem)) candidates.push(...[".ts", ".tsx", ".mts", ".cts"].map((x) => stem.replace(/\.[cm]?js$/, x)));
-    for (const c of candidates) {
-      const m = files.get(c);
+    const stems = relative ? [normalize(from.file, spec)] : workspaceStems(p, spec);
+    for (const target of stems) {
+      if (target === undefined) continue;
+      const m = fileFor(files, target.replace(/\/$/, ""));
       if (m) return { module: m, rest };
     }
   }
   return undefined;
+}
+
+function fileFor(files: Map<string, ModuleIR>, stem: string): ModuleIR | undefined {
+  const candidates = [stem, ...JS_EXTENSIONS.map((x) => stem + x), ...JS_EXTENSIONS.map((x) => `${stem}/index${x}`)];
+  // `./m.js` compiled from `./m.ts`.
+  if (/\.[cm]?js$/.test(stem)) candidates.push(...[".ts", ".tsx", ".mts", ".cts"].map((x) => stem.replace(/\.[cm]?js$/, x)));
+  for (const c of candidates) {
+    const m = files.get(c);
+    if (m) return m;
+  }
+  return undefined;
+}
+
+const packageRoots = new WeakMap<Program, Map<string, string[]>>();
+
+/**
+ * A bare specifier naming a package the repository holds (a workspace: `@acme/util` in
+ * `packages/util/src/index.ts`): the folder named like the package that holds an `index`
+ * file (itself or in `src/`), when exactly one does. Anything else is a library.
+ */
+function workspaceStems(p: Program, spec: string): string[] {
+  const segs = spec.split("/");
+  const scoped = spec.startsWith("@");
+  const name = segs[scoped ? 1 : 0];
+  const sub = segs.slice(scoped ? 2 : 1).join("/");
+  if (!name) return [];
+  let roots = packageRoots.get(p);
+  if (!roots) {
+    roots = new Map();
+    for (const m of p.modules) {
+      if (m.language === "python" || m.language === "java" || !/(^|\/)index\.[cm]?[jt]sx?$/.test(m.file)) continue;
+      const dir = m.file.split("/").slice(0, -1);
+      if (dir.at(-1) === "src") dir.pop();
+      const key = dir.at(-1);
+      if (key && !roots.get(key)?.includes(dir.join("/"))) roots.set(key, [...(roots.get(key) ?? []), dir.join("/")]);
+    }
+    packageRoots.set(p, roots);
+  }
+  const found = roots.get(name);
+  if (found?.length !== 1 || found[0] === undefined) return [];
+  const root = found[0];
+  return sub ? [`${root}/src/${sub}`, `${root}/${sub}`] : [`${root}/src/index`, `${root}/index`];
 }
 
 /** `spec` relative to the importing file's folder, as a repository path; undefined above the root. */

@@ -80,6 +80,22 @@ moduleTwins("python imports resolve to the imported module's function", [
     },
   },
   {
+    name: "from app.m import f, the package in a folder beside the importer's",
+    cwe: "CWE-78",
+    vuln: {
+      "backend/app/raw.py": "def f(x):\n    return x\n",
+      "backend/app/clean.py": "import shlex\ndef f(x):\n    return shlex.quote(x)\n",
+      "scripts/run.py":
+        'import os\nfrom flask import request\nfrom app.raw import f\n\ndef run():\n    os.system(f(request.args.get("c")))  # SINK\n',
+    },
+    safe: {
+      "backend/app/raw.py": "def f(x):\n    return x\n",
+      "backend/app/clean.py": "import shlex\ndef f(x):\n    return shlex.quote(x)\n",
+      "scripts/run.py":
+        'import os\nfrom flask import request\nfrom app.clean import f\n\ndef run():\n    os.system(f(request.args.get("c")))\n',
+    },
+  },
+  {
     name: "a package's __init__ re-exporting the function",
     cwe: "CWE-78",
     vuln: { ...view("from pkg import f", 'f(request.args.get("c"))'), "pkg/__init__.py": "from .raw import f\n" },
