@@ -124,7 +124,7 @@ export const JAVA_SPEC: LanguageSpec = {
       "command-builder",
       "CWE-78",
       "OS command injection",
-      { names: ["command"], receiver: /ProcessBuilder|^(pb|processBuilder|builder)$/ },
+      { names: ["command"], receiver: /ProcessBuilder|^(pb|processBuilder)$/ },
       {
         message: "Untrusted data reaches an operating-system command.",
         remediation: "Do not build commands from input; use a fixed program and validate each argument against an allowlist.",

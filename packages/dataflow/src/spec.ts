@@ -6,8 +6,10 @@
  * Matching: a call matches a `CallPattern` when its callee name is one of `names` and, if
  * given, `path` matches the call's dotted callee path after import resolution (`os.system`,
  * `child_process.exec`) or `receiver` matches the receiver's dotted text or declared type
- * (`request`, `HttpServletRequest`). Patterns should be specific enough that a method of the
- * same name on an unrelated object does not match where that would be common.
+ * (`request`, `HttpServletRequest`). Java paths and receivers are also tried without their
+ * package (`java.nio.file.Paths.get` matches `^Paths\.get$`, call-names.ts). Patterns should be
+ * specific enough that a method of the same name on an unrelated object does not match where
+ * that would be common.
  */
 import type { Severity, Level } from "@ax/contracts";
 import type { ConstValue } from "./ir";
