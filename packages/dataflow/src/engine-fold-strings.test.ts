@@ -2,7 +2,7 @@
 // `"x".includes(…)` and the like are pruned as arithmetic ones are (fold-strings.ts).
 import { inServlet, twins } from "../test/java-twins";
 import { langTwins } from "../test/lang-twins";
-import { foldStringCall, foldStringIndex, foldStringOp } from "./fold-strings";
+import { foldStringCall, foldStringIndex, foldStringOp, foldStringSlice } from "./fold-strings";
 
 const JAVA_SOURCE = `String param = request.getParameter("name");`;
 const JAVA_QUERY = `stmt.executeQuery("SELECT * FROM users WHERE name = '" + bar + "'"); // SINK`;
@@ -92,6 +92,13 @@ langTwins("string folding", [
     vuln: py(`"B" in g and len(g) == 3 and " abc ".strip().upper().startswith("AB")`),
     safe: py(`"Z" in g or len(g) == 4 or g.lower() == "ABC"`),
   },
+  {
+    name: "slices",
+    lang: "python",
+    cwe: "CWE-89",
+    vuln: py(`g[1:] == "BC" and g[:-1] == "AB" and g[::1] == "ABC"`),
+    safe: py(`g[1:2] == "C" or g[-2:] == "AB"`),
+  },
   { name: "match on an index", lang: "python", cwe: "CWE-89", vuln: pyMatch(0), safe: pyMatch(1) },
   { name: "switch on charAt", lang: "javascript", cwe: "CWE-79", vuln: jsSwitch(0), safe: jsSwitch(1) },
   {
@@ -120,5 +127,9 @@ describe("foldStringCall", () => {
     expect(foldStringCall("format", "ABC", [])).toBeUndefined();
     expect(foldStringOp("in", "b", "abc")).toBe(true);
     expect(foldStringIndex("abc", -1)).toBe("c");
+    expect(foldStringSlice("Hello", [1, 3])).toBe("el");
+    expect(foldStringSlice("Hello", [null, -1])).toBe("Hell");
+    expect(foldStringSlice("Hello", [undefined, 2])).toBeUndefined();
+    expect(foldStringSlice("Hello", [null, null, 2])).toBeUndefined();
   });
 });

@@ -95,6 +95,7 @@ export function pureShape(e: Expr, depth = 0): boolean {
     case "field":
       return pureShape(e.object, depth + 1);
     case "cast":
+    case "unary":
       return pureShape(e.arg, depth + 1);
     case "index":
       return pureShape(e.object, depth + 1) && pureShape(e.index, depth + 1);
@@ -107,4 +108,15 @@ export function pureShape(e: Expr, depth = 0): boolean {
     default:
       return false;
   }
+}
+
+/** Python `s[a:b]` on a constant string (step 1 only); null bounds are omitted ones. */
+export function foldStringSlice(s: ConstValue, bounds: readonly (ConstValue | undefined)[]): ConstValue | undefined {
+  if (!str(s) || bounds.length > 3 || bounds.some((x) => x === undefined)) return undefined;
+  const [a = null, b = null, step = null] = bounds;
+  if (step !== null && step !== 1) return undefined;
+  if ((a !== null && !int(a)) || (b !== null && !int(b))) return undefined;
+  const from = a === null ? 0 : a < 0 ? Math.max(0, s.length + a) : Math.min(a, s.length);
+  const to = b === null ? s.length : b < 0 ? Math.max(0, s.length + b) : Math.min(b, s.length);
+  return to > from ? s.slice(from, to) : "";
 }

@@ -53,7 +53,13 @@ export type Expr =
   /** A function literal (lambda, arrow function): analysed as its own FunctionIR by `name`. */
   | { k: "lambda"; name: string; loc: Loc }
   /** Anything else: its value depends on `parts` (taint flows through), never a constant. */
-  | { k: "unknown"; parts: Expr[]; loc: Loc };
+  | {
+      k: "unknown";
+      parts: Expr[];
+      loc: Loc;
+      /** A Python slice `a:b:c` used as an index: its bounds (null where omitted), for folding `s[1:3]`. */
+      slice?: (Expr | null)[];
+    };
 
 export type LValue =
   | { k: "var"; name: string; loc: Loc }

@@ -145,8 +145,24 @@ export class PyExprs {
     const value = node.field("value");
     if (!value) return this.opaque(node);
     const subs = node.fieldChildren("subscript").filter((s) => kindOf(s) !== "comment");
-    const index: Expr = subs.length === 1 && subs[0] ? this.expr(subs[0]) : { k: "array", items: subs.map((s) => this.expr(s)), loc };
+    const only = subs.length === 1 ? subs[0] : undefined;
+    const index: Expr = only
+      ? kindOf(only) === "slice"
+        ? this.slice(only)
+        : this.expr(only)
+      : { k: "array", items: subs.map((s) => this.expr(s)), loc };
     return { k: "index", object: this.expr(value), index, loc };
+  }
+
+  /** `a:b:c` as an index: opaque, with its bounds kept for constant folding. */
+  private slice(node: SgNode): Expr {
+    const bounds: (Expr | null)[] = [null];
+    for (const c of node.children()) {
+      if (c.text() === ":") bounds.push(null);
+      else if (c.isNamed() && kindOf(c) !== "comment") bounds[bounds.length - 1] = this.expr(c);
+    }
+    const parts = bounds.filter((b): b is Expr => b !== null);
+    return { k: "unknown", parts, loc: locOf(node), slice: bounds };
   }
 
   /** `a and b`, `a or b`: as `&&` and `||`. */
