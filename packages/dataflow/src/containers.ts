@@ -299,6 +299,7 @@ export function releaseLists(e: Extract<Expr, { k: "call" | "new" }>, env: Env):
 
 /** Before a loop: the lists it changes lose their positions. */
 export function releaseLoopLists(stmts: readonly Stmt[], env: Env): void {
+  if (![...env.values()].some((v) => v.len !== undefined)) return;
   for (const name of mutatedLists(stmts, (n) => env.get(n)?.len !== undefined)) env.set(name, degrade(env.get(name)!));
 }
 
