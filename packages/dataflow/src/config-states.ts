@@ -150,7 +150,11 @@ export const PYTHON_STATES: StateRule[] = [
       {
         call: { names: ["XMLParser"], path: /^(lxml\.)?etree\.XMLParser$/ },
         initial: "safe",
-        unsafeIf: [{ arg: "resolve_entities", equals: true }],
+        // Older lxml resolves entities by default: letting it fetch them over the network is unsafe too.
+        unsafeIf: [
+          { arg: "resolve_entities", equals: true },
+          { arg: "no_network", equals: false },
+        ],
       },
       { call: { names: ["make_parser"], path: /^xml\.sax\.make_parser$/ }, initial: "safe" },
     ],

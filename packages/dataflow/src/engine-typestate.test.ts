@@ -142,6 +142,19 @@ policyTwins("XML parsers", [
 
 policyTwins("YAML loaders", [
   {
+    name: "Java serialization reads its input, not its configuration",
+    lang: "java",
+    vuln: `
+      ObjectInputStream in = new ObjectInputStream(request.getInputStream()); // SINK
+      Object cart = in.readObject();
+    `,
+    safe: `
+      ObjectInputStream in = new ObjectInputStream(new FileInputStream("cache/cart.bin"));
+      Object cart = in.readObject();
+    `,
+    expect: [{ rule: "java-taint-deserialization", cwe: "CWE-502" }],
+  },
+  {
     name: "SnakeYAML without SafeConstructor",
     lang: "java",
     vuln: `

@@ -28,6 +28,11 @@ const SINKS: readonly { rule: string; cwe: string; stmt: string; setup?: string 
   },
   { rule: "java-taint-xss-error", cwe: "CWE-81", stmt: `response.sendError(404, "No such user: " + data); // SINK` },
   {
+    rule: "java-taint-deserialization",
+    cwe: "CWE-502",
+    stmt: `Object o = new ObjectInputStream(new ByteArrayInputStream(Base64.getDecoder().decode(data))).readObject(); // SINK`,
+  },
+  {
     rule: "java-taint-xxe",
     cwe: "CWE-611",
     setup: `DocumentBuilder builder = DocumentBuilderFactory.newInstance().newDocumentBuilder();`,

@@ -311,6 +311,29 @@ export const JAVA_SPEC: LanguageSpec = {
         severity: "MEDIUM",
       },
     ),
+    // Java serialization runs gadget chains from the bytes it reads: the stream is the input.
+    sink(
+      "deserialization",
+      "CWE-502",
+      "Deserialization of untrusted data",
+      { names: ["ObjectInputStream", "XMLDecoder"], isNew: true },
+      {
+        message: "Untrusted data is deserialized with Java serialization, which can run code.",
+        remediation: "Exchange data as JSON or protobuf with explicit types, or restrict classes with an ObjectInputFilter allowlist.",
+        args: [0],
+      },
+    ),
+    sink(
+      "deserialization",
+      "CWE-502",
+      "Deserialization of untrusted data",
+      { names: ["deserialize"], path: /^SerializationUtils\.deserialize$/ },
+      {
+        message: "Untrusted data is deserialized with Java serialization, which can run code.",
+        remediation: "Exchange data as JSON or protobuf with explicit types, or restrict classes with an ObjectInputFilter allowlist.",
+        args: [0],
+      },
+    ),
     ...JAVA_CONFIG_SINKS,
   ],
   states: JAVA_STATES,
