@@ -78,11 +78,16 @@ function devTables(p: PeerSuiteResult): string[] {
   for (const [kind, c] of Object.entries(d.byKind)) lines.push(`| ${kind} | ${cells(c)}`);
   lines.push(
     "",
-    "| Source | Findings counted | Refuted (not reported) | Unconfirmed (counted) | Outside labelled files | Scan |",
-    "|---|--:|--:|--:|--:|--:|",
+    "| Source | Findings counted | Refuted (not reported) | False alarms the refutation removed | Vulnerable labels it lost | Unconfirmed (counted) | Outside labelled files | Scan |",
+    "|---|--:|--:|--:|--:|--:|--:|--:|",
     ...d.sources.map(
-      (s) => `| ${s.source} | ${s.findings} | ${s.refuted} | ${s.unconfirmed} | ${s.outsideLabelledFiles} | ${secs(s.scanMs)} |`,
+      (s) =>
+        `| ${s.source} | ${s.findings} | ${s.refuted} | ${s.refutation.falseAlarmsRemoved} | ${s.refutation.labelsLost} | ` +
+        `${s.unconfirmed} | ${s.outsideLabelledFiles} | ${secs(s.scanMs)} |`,
     ),
+    "",
+    "The refutation columns score the same scan once more with the refuted matches counted as findings: the safe labels that",
+    "would have been false alarms, and the vulnerable labels that would have been found.",
     "",
   );
   const first = d.sources[0];

@@ -38,6 +38,8 @@ export interface PeerScanInfo {
 
 export interface PeerDevSource extends PeerScanInfo {
   source: string;
+  /** What refuting changed: scored again with the refuted matches counted as findings. */
+  refutation: { falseAlarmsRemoved: number; labelsLost: number };
   files: number;
   total: PeerCounts;
   byLanguage: Record<string, PeerCounts>;
@@ -78,18 +80,20 @@ export function isRefuted(f: NormalizedFinding): boolean {
 
 interface SourceScan {
   counted: NormalizedFinding[];
+  refuted: NormalizedFinding[];
   info: PeerScanInfo;
   refutedByLanguage: Record<string, number>;
 }
 
 async function scanSource(root: string, source: string, labelled: ReadonlySet<string>): Promise<SourceScan> {
   const scan = await scanTree(join(root, source));
-  const all = scan.findings.map((f) => ({ ...f, file: `${source}/${f.file}` }));
+  const all = [...scan.findings, ...scan.refuted].map((f) => ({ ...f, file: `${source}/${f.file}` }));
   const counted = all.filter((f) => !isRefuted(f));
   const refutedByLanguage: Record<string, number> = {};
   for (const f of all) if (isRefuted(f)) refutedByLanguage[peerLanguage(f.file)] = (refutedByLanguage[peerLanguage(f.file)] ?? 0) + 1;
   return {
     counted,
+    refuted: all.filter(isRefuted),
     refutedByLanguage,
     info: {
       findings: counted.length,
@@ -127,9 +131,12 @@ export function heldOutAggregate(
   };
 }
 
-function devSource(source: string, outcomes: LabelOutcome[], info: PeerScanInfo): PeerDevSource {
+function devSource(source: string, outcomes: LabelOutcome[], info: PeerScanInfo, unrefuted: LabelOutcome[]): PeerDevSource {
+  const now = countOutcomes(outcomes);
+  const before = countOutcomes(unrefuted);
   return {
     source,
+    refutation: { falseAlarmsRemoved: before.falseAlarms - now.falseAlarms, labelsLost: before.found - now.found },
     files: new Set(outcomes.map((o) => o.label.file)).size,
     ...info,
     total: countOutcomes(outcomes),
@@ -171,7 +178,8 @@ export async function runPeer(opts: {
     if (!scan) continue;
     const outcomes = scorePeerLabels(bySource.get(source) ?? [], scan.counted, scoreOpts);
     devOutcomes.push(...outcomes);
-    dev.push(devSource(source, outcomes, scan.info));
+    const unrefuted = scorePeerLabels(bySource.get(source) ?? [], [...scan.counted, ...scan.refuted], scoreOpts);
+    dev.push(devSource(source, outcomes, scan.info, unrefuted));
     const t = dev[dev.length - 1]?.total;
     if (t) opts.log(`peer ${source}: found ${t.found}/${t.vulnerable}, false alarms ${t.falseAlarms}/${t.safe}`);
   }

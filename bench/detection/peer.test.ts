@@ -226,6 +226,7 @@ describe("the held-out aggregate and the report", () => {
             byLanguage: { Java: total },
             byKind: { line: total },
             byRule: { R1: total },
+            refutation: { falseAlarmsRemoved: 3, labelsLost: 0 },
           },
         ],
         byLanguage: { Java: total },
@@ -238,6 +239,7 @@ describe("the held-out aggregate and the report", () => {
     const md = peerSection(result).join("\n");
     expect(md).toContain("| lint-a | Java | 1 | 1 | 100.0% | 1 | 100.0% | 1 | 0 | 0.0% | 0 |");
     expect(md).toContain(`## Peer-labelled held-out set (${HELD_OUT_SOURCE})`);
+    expect(md).toMatch(/\| lint-a \| \d+ \| \d+ \| 3 \| 0 \|/);
     expect(md).not.toContain("Hidden");
     expect(md).not.toContain("HIDDEN_RULE");
     const summary = peerSummaryLines(result);

@@ -8,6 +8,8 @@ import { defaultAnalyzers, runAnalyzers, type Analyzer } from "@ax/scanner";
 
 export interface ScanResult {
   findings: NormalizedFinding[];
+  /** Pattern matches the taint analysis refuted: not reported, kept apart (`dataflow.status` "refuted"). */
+  refuted: NormalizedFinding[];
   analyzers: AnalyzerRun[];
   durationMs: number;
 }
@@ -40,5 +42,5 @@ export async function scanTree(dir: string, opts: ScanOptions = {}): Promise<Sca
   });
   // Suppressed findings are reported by the product as suppressed, not as results.
   const findings = result.findings.filter((f) => !f.suppression);
-  return { findings, analyzers: result.analyzers, durationMs: Math.round(performance.now() - started) };
+  return { findings, refuted: result.refuted, analyzers: result.analyzers, durationMs: Math.round(performance.now() - started) };
 }

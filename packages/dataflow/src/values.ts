@@ -43,6 +43,8 @@ export interface Value {
   keys?: ReadonlyMap<string, Value>;
   /** A URL parsed from, or a path resolved from, another value (guards.ts). */
   derived?: Derivation;
+  /** A list with exact positions (containers.ts): `keys` "0".."len-1" are its elements in order. */
+  len?: number;
   /** Facts stored without a key (`list.add(v)`), returned by every keyed read too. */
   loose?: readonly Fact[];
   /**
@@ -75,7 +77,13 @@ export function mergeFacts(...lists: (readonly Fact[] | undefined)[]): Fact[] {
     }
   }
   if (out.length <= MAX_FACTS) return out;
-  return [...out.filter((f) => f.clean.size === 0), ...out.filter((f) => f.clean.size > 0)].slice(0, MAX_FACTS);
+  // Sources first (what findings are made of), then what callers fill in, then what a sanitizer cleaned.
+  const rank = (f: Fact) => (f.clean.size > 0 ? 2 : f.origin.kind === "source" ? 0 : 1);
+  return out
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+    .slice(0, MAX_FACTS)
+    .map((x) => x.f);
 }
 
 export function withStep(facts: readonly Fact[], step: TraceStep | null): Fact[] {
@@ -110,6 +118,9 @@ export function join(a: Value | undefined, b: Value | undefined): Value {
   }
   if (a.derived && a.derived.kind === b.derived?.kind && a.derived.from === b.derived.from) out.derived = a.derived;
   if (a.loose || b.loose) out.loose = mergeFacts(a.loose, b.loose);
+  // Lists of different lengths: positions no longer line up, every element may be any of them.
+  if (a.len !== undefined && a.len === b.len) out.len = a.len;
+  else if (a.len !== undefined || b.len !== undefined) out.loose = mergeFacts(out.loose, a.facts, b.facts);
   // An unsafe configuration on either path may reach the use; any other state must hold on both.
   const state = a.state === b.state ? a.state : [a.state, b.state].find((st) => st?.endsWith(":unsafe"));
   if (state) out.state = state;
