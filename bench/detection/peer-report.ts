@@ -1,4 +1,5 @@
 /** The peer-labelled sections of docs/detection.md (report.ts calls these). */
+import { NEAR_DUPLICATE_JACCARD } from "./peer-dedup";
 import type { PeerCounts } from "./peer";
 import { DEV_SOURCES, HELD_OUT_SOURCE, type PeerSuiteResult } from "./peer-suite";
 import { pct, runsLine, secs } from "./report-format";
@@ -102,7 +103,9 @@ function heldOutTable(p: PeerSuiteResult): string[] {
     `## Peer-labelled held-out set (${HELD_OUT_SOURCE})`,
     "",
     `Held out: ${HELD_OUT_SOURCE}'s files and labels are not looked at while developing, and only these ` +
-      "aggregates are reported (no file, line or rule; `--peer-misses` refuses the source). Scored as above.",
+      "aggregates are reported (no file, line or rule; `--peer-misses` refuses the source). Scored as above. " +
+      `Files that nearly copy a development file (5-token shingles of the code without comments or string contents, Jaccard ≥ ${NEAR_DUPLICATE_JACCARD}) ` +
+      `are left out: ${h.nearDuplicateFiles ?? 0}.`,
     "",
     "| Language | " + HEAD.slice(2) + " Findings counted | Refuted |",
     "|---|" + RULE.slice(1) + "--:|--:|",

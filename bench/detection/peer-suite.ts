@@ -14,6 +14,7 @@ import { HELD_OUT_SOURCE, type PeerCounts, type PeerLabel } from "./peer";
 import { writePeerMisses } from "./peer-misses";
 import { scopeCwes } from "./peer-scope";
 import { scanTree } from "./scan";
+import { nearDuplicates } from "./peer-dedup";
 
 export { HELD_OUT_SOURCE };
 export const DEV_SOURCES = ["sonar-java", "sonar-python", "sonarjs", "bandit"] as const;
@@ -56,6 +57,8 @@ export interface PeerHeldOut {
   findings: number;
   refuted: number;
   scanMs: number;
+  /** Held-out files left out as near-duplicates of development files (peer-dedup.ts). */
+  nearDuplicateFiles?: number;
 }
 
 export interface PeerSuiteResult {
@@ -184,13 +187,24 @@ export async function runPeer(opts: {
     if (t) opts.log(`peer ${source}: found ${t.found}/${t.vulnerable}, false alarms ${t.falseAlarms}/${t.safe}`);
   }
   const held = scans.get(HELD_OUT_SOURCE);
+  // Held-out files that nearly copy a development file are left out of its score (peer-dedup.ts).
+  const heldLabels = bySource.get(HELD_OUT_SOURCE) ?? [];
+  const devFiles = [...new Set(DEV_SOURCES.flatMap((s) => (bySource.get(s) ?? []).map((l) => l.file)))];
+  const duplicates = held ? await nearDuplicates(root, [...new Set(heldLabels.map((l) => l.file))], devFiles) : new Set<string>();
   const heldOut = held
-    ? heldOutAggregate(
-        scorePeerLabels(bySource.get(HELD_OUT_SOURCE) ?? [], held.counted, scoreOpts),
-        held.counted,
-        held.info,
-        held.refutedByLanguage,
-      )
+    ? {
+        ...heldOutAggregate(
+          scorePeerLabels(
+            heldLabels.filter((l) => !duplicates.has(l.file)),
+            held.counted.filter((f) => !duplicates.has(f.file)),
+            scoreOpts,
+          ),
+          held.counted.filter((f) => !duplicates.has(f.file)),
+          held.info,
+          held.refutedByLanguage,
+        ),
+        nearDuplicateFiles: duplicates.size,
+      }
     : null;
   if (opts.missesOut)
     await writePeerMisses(
