@@ -291,10 +291,13 @@ export function interpListCall(
 
 /** Lists handed to a call may be changed by it: they lose their positions. */
 export function releaseLists(e: Extract<Expr, { k: "call" | "new" }>, env: Env): void {
-  for (const a of e.args) {
-    const v = a.k === "var" ? env.get(a.name) : undefined;
-    if (a.k === "var" && v?.len !== undefined) env.set(a.name, degrade(v));
-  }
+  for (const a of e.args) releaseList(a, env);
+}
+
+/** A list named by `e` that escapes (copied to another name, stored, handed over) loses its positions. */
+export function releaseList(e: Expr, env: Env): void {
+  const v = e.k === "var" ? env.get(e.name) : undefined;
+  if (e.k === "var" && v?.len !== undefined) env.set(e.name, degrade(v));
 }
 
 /** Before a loop: the lists it changes lose their positions. */

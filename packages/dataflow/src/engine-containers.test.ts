@@ -43,6 +43,7 @@ describe("Java lists: unknown operations fall back to the whole list", () => {
     ["the list passed to a call", `Collections.reverse(list);\nString bar = list.get(0);`],
     ["a removal by value", `list.remove("safe");\nString bar = list.get(0);`],
     ["a sort", `list.sort(null);\nString bar = list.get(0);`],
+    ["an alias", `List<String> other = list;\nother.remove(0);\nString bar = list.get(0);`],
   ];
   it.each(cases)("%s", (_name, ops) => {
     const files = inServlet(`${J_SRC}\nList<String> list = new ArrayList<>();\nlist.add("safe");\nlist.add(param);\n${ops}\n${J_SQL}`);

@@ -11,7 +11,17 @@ import type { Summary } from "./summary";
 import { fold, FOLDABLE, joinEnv, truthy, truthyConst, type Env } from "./fold";
 import { ClosureInterpreter } from "./interp-closures";
 import { foldStringCall, foldStringIndex, foldStringOp, foldStringSlice, pureShape, STRING_METHODS } from "./fold-strings";
-import { degrade, elementAt, emptyList, interpListCall, isNewList, releaseLists, releaseLoopLists, withLoose } from "./containers";
+import {
+  degrade,
+  elementAt,
+  emptyList,
+  interpListCall,
+  isNewList,
+  releaseList,
+  releaseLists,
+  releaseLoopLists,
+  withLoose,
+} from "./containers";
 import { derivation, guardOf, isExitCall, replaceSanitizes, type Guard, type Refinement } from "./guards";
 import { combine, constant, EMPTY, mergeFacts, sanitized, withStep, join, type Fact, type Value } from "./values";
 
@@ -52,6 +62,8 @@ export class FunctionInterpreter extends ClosureInterpreter {
     if (st.loc.line) this.at = st.loc;
     switch (st.k) {
       case "assign":
+        // A list copied to another name or stored elsewhere: both may change it, positions are lost.
+        releaseList(st.value, env);
         this.assign(
           st.target,
           st.op === "=" ? this.expr(st.value, env) : combine([this.expr(st.target as Expr, env), this.expr(st.value, env)]),
