@@ -17,12 +17,17 @@ import type { CallPattern, LanguageSpec, SinkRule } from "./spec";
 import type { Shared, SinkSummary } from "./summary";
 import { constOf, truthyConst, type Env } from "./fold";
 import { constant, EMPTY, mergeFacts, sanitized, appendSteps, join, type Fact, type Value } from "./values";
+import { declaredTypes, javaTargets, staticType, typeTexts, type TypeScope } from "./java-resolve";
+import { simpleOf } from "./class-index";
 
 export abstract class CallInterpreter {
   protected readonly spec: LanguageSpec;
   protected readonly module: ModuleIR;
   protected readonly fn: FunctionIR;
-  protected readonly paramTypes = new Map<string, string>();
+  /** The enclosing class's key (class-index.ts). */
+  protected readonly owner: string | null;
+  /** Declared types of parameters and locals (java-resolve.ts). */
+  protected readonly paramTypes: Map<string, string>;
   protected readonly sinks: SinkSummary[] = [];
   protected readonly fieldWrites = new Map<string, Fact[]>();
   private readonly seenSinks = new Set<string>();
@@ -35,11 +40,12 @@ export abstract class CallInterpreter {
   ) {
     this.module = ref.module;
     this.fn = ref.fn;
+    this.owner = ref.owner;
     this.at = ref.fn.loc;
     const spec = s.specs.get(ref.module.language === "typescript" ? "javascript" : ref.module.language);
     if (!spec) throw new Error(`no language table for ${ref.module.language}`);
     this.spec = spec;
-    for (const p of this.fn.params) if (p.type) this.paramTypes.set(p.name, p.type);
+    this.paramTypes = declaredTypes(this.fn);
   }
 
   abstract expr(e: Expr, env: Env): Value;
@@ -93,7 +99,7 @@ export abstract class CallInterpreter {
 
   protected call(e: Extract<Expr, { k: "call" }>, env: Env): Value {
     // Python makes objects by calling the class: `Job(x)` is `new Job(x)`.
-    if (!e.receiver && this.module.language === "python" && !env.has(e.callee) && this.s.program.classes.has(e.callee)) {
+    if (!e.receiver && this.module.language === "python" && !env.has(e.callee) && this.classKey(e.callee)) {
       return this.construct({ k: "new", cls: e.callee, args: e.args, loc: e.loc, text: e.text }, env);
     }
     const receiver = e.receiver ? this.expr(e.receiver, env) : null;
@@ -169,7 +175,8 @@ export abstract class CallInterpreter {
     if (sanitizer) return { facts: sanitized(mergeFacts(...args.map((a) => a.facts)), sanitizer.cwes), cls: e.cls };
     for (const rule of this.spec.sinks)
       if (rule.call.isNew && rule.call.names.includes(e.cls)) this.checkSink(rule, asCall, null, args, new Map());
-    const ctor = this.s.program.methods(e.cls, this.module.language === "python" ? "__init__" : "<init>", false);
+    const key = this.classKey(e.cls);
+    const ctor = key ? this.s.program.methods(key, this.module.language === "python" ? "__init__" : "<init>", false) : [];
     if (ctor.length) this.applySummaries(ctor, asCall, null, args, env);
     const wraps = e.args.filter((a): a is Extract<Expr, { k: "var" }> => a.k === "var" && env.has(a.name)).map((a) => a.name);
     const state = stateAfter(
@@ -180,7 +187,7 @@ export abstract class CallInterpreter {
       env,
     );
     return withState(
-      { facts: mergeFacts(...args.map((a) => a.facts)), cls: e.cls, via: e.text, ...(wraps.length ? { wraps } : {}) },
+      { facts: mergeFacts(...args.map((a) => a.facts)), cls: key ?? e.cls, via: e.text, ...(wraps.length ? { wraps } : {}) },
       state,
     );
   }
@@ -200,21 +207,23 @@ export abstract class CallInterpreter {
     if (!e.receiver) {
       const lambda = env.get(e.callee) ? undefined : p.lambdas.get(e.callee);
       if (lambda) return { precise: [lambda], loose: [] };
-      const own = (this.fn.cls ? p.methods(this.fn.cls, e.callee, true) : []).filter(arity);
-      if (own.length) return { precise: own, loose: [] };
+      for (let c = this.owner; c; c = this.module.language === "java" && c.includes("$") ? c.slice(0, c.lastIndexOf("$")) : null) {
+        const own = p.methods(c, e.callee, true).filter(arity);
+        if (own.length) return { precise: own, loose: [] };
+      }
       const local = p.byModule.get(this.module.file)?.get(e.callee) ?? [];
       if (local.length) return { precise: local, loose: [] };
       const imported = importOf(this.module, e.callee);
       const loose = imported ? (p.byName.get(e.callee) ?? []).filter((r) => !r.fn.cls) : [];
       return { precise: [], loose: loose.slice(0, 4) };
     }
+    if (this.module.language === "java") return { precise: javaTargets(this.typeScope(), e, env, arity), loose: [] };
     const r = e.receiver;
     let cls: string | undefined;
-    if (r.k === "this" || (r.k === "var" && (r.name === "self" || r.name === "this") && this.module.language !== "java"))
-      cls = this.fn.cls ?? undefined;
-    else if (r.k === "new") cls = r.cls;
+    if (r.k === "this" || (r.k === "var" && (r.name === "self" || r.name === "this"))) cls = this.owner ?? undefined;
+    else if (r.k === "new") cls = this.classKey(r.cls);
     else if (r.k === "var")
-      cls = env.get(r.name)?.cls ?? (!env.has(r.name) && p.classes.has(r.name) ? r.name : undefined) ?? this.paramTypes.get(r.name);
+      cls = env.get(r.name)?.cls ?? (!env.has(r.name) ? this.classKey(r.name) : undefined) ?? this.classKey(this.paramTypes.get(r.name));
     if (cls && p.classes.has(cls)) {
       const found = p.methods(cls, e.callee, true).filter(arity);
       if (found.length) return { precise: found, loose: [] };
@@ -227,6 +236,24 @@ export abstract class CallInterpreter {
     }
     const named = p.methodsNamed(e.callee).filter(arity);
     return { precise: [], loose: named.length <= 4 ? named : [] };
+  }
+
+  /** The key of the repository class `name` names here. */
+  protected classKey(name: string | undefined): string | undefined {
+    return name ? this.s.program.classKey(this.module, name, this.owner) : undefined;
+  }
+
+  private scope?: TypeScope;
+
+  protected typeScope(): TypeScope {
+    this.scope ??= {
+      program: this.s.program,
+      module: this.module,
+      owner: this.owner,
+      declared: this.paramTypes,
+      targets: (call, env) => this.resolve(call, env).precise,
+    };
+    return this.scope;
   }
 
   protected selfOffset(ref: FnRef): number {
@@ -350,8 +377,10 @@ export abstract class CallInterpreter {
         r ? chainPath(r) : undefined,
         receiver?.via,
         receiver?.cls,
+        receiver?.cls ? simpleOf(receiver.cls) : undefined,
         r?.k === "var" ? this.paramTypes.get(r.name) : undefined,
         r?.k === "call" ? r.text : undefined,
+        ...(r && this.module.language === "java" ? typeTexts(staticType(this.typeScope(), r, env)) : []),
       ];
       if (!texts.some((t) => spellings(t, this.module.language).some((x) => p.receiver!.test(x)))) return false;
     }

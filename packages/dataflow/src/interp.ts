@@ -10,18 +10,8 @@ import type { Expr, LValue, Loc, Stmt } from "./ir";
 import type { Summary } from "./summary";
 import { fold, FOLDABLE, joinEnv, truthy, truthyConst, type Env } from "./fold";
 import { ClosureInterpreter } from "./interp-closures";
-import { foldStringCall, foldStringIndex, foldStringOp, foldStringSlice, pureShape, STRING_METHODS } from "./fold-strings";
-import {
-  degrade,
-  elementAt,
-  emptyList,
-  interpListCall,
-  isNewList,
-  releaseList,
-  releaseLists,
-  releaseLoopLists,
-  withLoose,
-} from "./containers";
+import { foldStringCall, foldStringIndex, foldStringOp, pureShape, STRING_METHODS } from "./fold-strings";
+import { degrade, elementAt, emptyList, interpListCall, isNewList, releaseLists, releaseLoopLists, withLoose } from "./containers";
 import { derivation, guardOf, isExitCall, replaceSanitizes, type Guard, type Refinement } from "./guards";
 import { combine, constant, EMPTY, mergeFacts, sanitized, withStep, join, type Fact, type Value } from "./values";
 
@@ -62,8 +52,6 @@ export class FunctionInterpreter extends ClosureInterpreter {
     if (st.loc.line) this.at = st.loc;
     switch (st.k) {
       case "assign":
-        // A list copied to another name or stored elsewhere: both may change it, positions are lost.
-        releaseList(st.value, env);
         this.assign(
           st.target,
           st.op === "=" ? this.expr(st.value, env) : combine([this.expr(st.target as Expr, env), this.expr(st.value, env)]),
@@ -375,14 +363,6 @@ export class FunctionInterpreter extends ClosureInterpreter {
     const obj = this.expr(e.object, env);
     const idx = this.expr(e.index, env);
     const key = idx.konst && idx.konst.v !== null ? String(idx.konst.v) : null;
-    const bounds = e.index.k === "unknown" && e.index.slice && obj.konst ? e.index.slice : undefined;
-    if (bounds && bounds.every((b) => !b || pureShape(b))) {
-      const sliced = foldStringSlice(
-        obj.konst!.v,
-        bounds.map((b) => (b ? this.expr(b, env).konst?.v : null)),
-      );
-      if (sliced !== undefined) return constant(sliced);
-    }
     const ch = obj.konst && idx.konst ? foldStringIndex(obj.konst.v, idx.konst.v) : undefined;
     if (ch !== undefined) return constant(ch);
     const at = typeof idx.konst?.v === "number" ? elementAt(obj, idx.konst.v, this.module.language === "python") : undefined;
@@ -452,19 +432,23 @@ export class FunctionInterpreter extends ClosureInterpreter {
 
   /** Where an undeclared name lives: a field of this class (Java) or a module global. */
   private storageKey(name: string): string | null {
-    if (this.module.language === "java") return this.s.program.isField(this.fn.cls, name);
+    if (this.module.language === "java") return this.s.program.isField(this.owner, name);
     const g = `${this.module.file}::${name}`;
     return this.s.program.globalInit.has(g) || this.s.program.writes.has(g) ? g : null;
   }
 
   private fieldOwner(object: Expr, env: Env): string | null {
-    if (object.k === "this") return this.fn.cls;
+    if (object.k === "this") return this.owner;
     if (object.k === "var" && !env.has(object.name)) {
-      if ((object.name === "self" || object.name === "cls") && this.fn.cls) return this.fn.cls;
-      if (this.s.program.classes.has(object.name)) return object.name;
+      if ((object.name === "self" || object.name === "cls") && this.owner) return this.owner;
+      const key = this.classKey(object.name);
+      if (key) return key;
     }
-    if (object.k === "var" && (object.name === "self" || object.name === "this") && this.fn.cls && this.module.language !== "java")
-      return this.fn.cls;
+    if (object.k === "var" && (object.name === "self" || object.name === "this") && this.owner && this.module.language !== "java")
+      return this.owner;
+    // `Outer.Inner.FLAG`, `com.acme.Config.FLAG`: a class named by a qualified name.
+    if (object.k === "field" && object.path && this.module.language === "java" && !env.has(object.path.split(".")[0]!))
+      return this.classKey(object.path) ?? null;
     return null;
   }
 }

@@ -49,7 +49,7 @@ export type Expr =
   /** f-strings, template literals, `%`-formatting: a string built from parts. */
   | { k: "template"; parts: Expr[]; loc: Loc }
   /** A type cast `(String) x`, `x as T`, `x!`: the value of `arg`. */
-  | { k: "cast"; arg: Expr; loc: Loc }
+  | { k: "cast"; arg: Expr; loc: Loc; type?: string }
   /** A function literal (lambda, arrow function): analysed as its own FunctionIR by `name`. */
   | { k: "lambda"; name: string; loc: Loc }
   /** Anything else: its value depends on `parts` (taint flows through), never a constant. */
@@ -74,9 +74,9 @@ export type Stmt =
    * an assign with `decl` set (where the language marks declarations: Java, JS `let`/`const`/`var`),
    * so that a write to a field of the same name is told apart from a new local.
    */
-  | { k: "assign"; target: LValue; value: Expr; op: string; loc: Loc; decl?: boolean }
+  | { k: "assign"; target: LValue; value: Expr; op: string; loc: Loc; decl?: boolean; type?: string }
   /** A declaration without an initializer (`String data;`): the variable exists, unknown value, untainted. */
-  | { k: "declare"; name: string; loc: Loc }
+  | { k: "declare"; name: string; loc: Loc; type?: string }
   | { k: "expr"; expr: Expr; loc: Loc }
   | { k: "return"; value: Expr | null; loc: Loc }
   | { k: "throw"; value: Expr | null; loc: Loc }
@@ -112,8 +112,13 @@ export interface Param {
 export interface FunctionIR {
   /** Method or function name; "<module>" for top-level code; a generated name for lambdas. */
   name: string;
-  /** Enclosing class (simple name), or null. */
+  /**
+   * Enclosing class, or null. Java: the class's key (`com.acme.Outer$Inner`, see ClassIR.name);
+   * Python and JavaScript: the class name as written (the Program keys it by its module file).
+   */
   cls: string | null;
+  /** Declared return type as written, without generics (`com.acme.Helper`, `String`), when known (Java). */
+  returns?: string;
   params: Param[];
   body: Stmt[];
   loc: Loc;
@@ -133,16 +138,23 @@ export interface FunctionIR {
 }
 
 export interface ClassIR {
+  /**
+   * Java: the package-qualified binary name (`com.acme.Outer$Inner`; a local class is keyed
+   * under its enclosing class as well); Python and JavaScript: the name as written.
+   */
   name: string;
   superclass: string | null;
   interfaces?: string[];
-  fields: { name: string; value: Expr | null; isStatic: boolean; isFinal: boolean; loc: Loc }[];
+  /** `type`: the declared type as written, without generics (Java). */
+  fields: { name: string; value: Expr | null; isStatic: boolean; isFinal: boolean; loc: Loc; type?: string }[];
 }
 
 export interface ModuleIR {
   /** Repo-relative POSIX path. */
   file: string;
   language: "java" | "python" | "javascript" | "typescript";
+  /** The Java package (`com.acme`), when declared. */
+  package?: string;
   functions: FunctionIR[];
   classes: ClassIR[];
   /**

@@ -258,7 +258,7 @@ describe("lowerJava on odd input", () => {
     const source = ODD_INPUTS.find(([n]) => n.startsWith("nested"))?.[1] ?? "";
     const module = lowerJava("Outer.java", source);
     expect(module.classes.map((c) => c.name)).toEqual(
-      expect.arrayContaining(["Outer", "Nested", "Inner", "Color", "Point", "Shape", "Local"]),
+      expect.arrayContaining(["Outer", "Outer$Nested", "Outer$Inner", "Outer$Color", "Outer$Point", "Outer$Shape", "Outer$Local"]),
     );
     expect(module.functions.filter((f) => f.name === "<clinit>").length).toBeGreaterThanOrEqual(2);
     const lambdas = lowerJava("L.java", ODD_INPUTS.find(([n]) => n.startsWith("lambdas"))?.[1] ?? "").functions.filter((f) =>

@@ -41,11 +41,6 @@ twins("sources", [
     name: "header of a request cast from ServletRequest in a filter",
     vuln: { [FILTER]: authFilter(`conn.createStatement().executeQuery("SELECT * FROM users WHERE name = '" + user + "'"); // SINK`) },
     safe: { [FILTER]: authFilter(`conn.createStatement().executeQuery("SELECT * FROM users WHERE name = 'guest'"); // SINK`) },
-    bug: {
-      vuln:
-        "java-spec.ts servlet-header needs the receiver to match REQUEST by name or declared type; the type of a local " +
-        "(`HttpServletRequest http = (HttpServletRequest) req`) is not kept by the lowering, so `http.getHeader(…)` is not a source",
-    },
   },
   {
     name: "Spring handler parameter without annotation (bound from the query string)",

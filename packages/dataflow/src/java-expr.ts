@@ -78,7 +78,8 @@ export abstract class JavaExprLowering {
         return { k: "array", items: namedChildren(node).map((c) => this.expr(c)), loc };
       case "cast_expression": {
         const value = node.field("value");
-        return value ? { k: "cast", arg: this.expr(value), loc } : unknown(node, []);
+        const type = node.field("type")?.text();
+        return value ? { k: "cast", arg: this.expr(value), loc, ...(type ? { type } : {}) } : unknown(node, []);
       }
       case "lambda_expression":
         return this.lambda(node);

@@ -7,6 +7,7 @@ import type { SgNode } from "@ast-grep/napi";
 import type { ClassIR, Expr, LValue, Loc, ModuleIR, Param, Stmt } from "./ir";
 import { kindOf, locOf, namedChildren, unknown } from "./lower-util";
 import { JavaExprLowering, simpleType } from "./java-expr";
+import { typeName } from "./class-index";
 import { parseSource } from "./parser";
 
 const SPRING_SOURCES = new Set([
@@ -28,15 +29,18 @@ export function lowerJava(file: string, source: string): ModuleIR {
   const root = parseSource("java", source).root();
   const lowering = new JavaLowering();
   for (const node of namedChildren(root)) {
-    if (kindOf(node) === "import_declaration") lowering.addImport(node);
+    if (kindOf(node) === "package_declaration") lowering.pkg = node.text().replace(/^package\s+|;\s*$|\s+/g, "") || null;
+    else if (kindOf(node) === "import_declaration") lowering.addImport(node);
     else if (TYPE_DECLS.has(kindOf(node))) lowering.typeDecl(node);
   }
-  return { file, language: "java", functions: lowering.functions, classes: lowering.classes, imports: lowering.imports };
+  const pkg = lowering.pkg ? { package: lowering.pkg } : {};
+  return { file, language: "java", ...pkg, functions: lowering.functions, classes: lowering.classes, imports: lowering.imports };
 }
 
 class JavaLowering extends JavaExprLowering {
   classes: ClassIR[] = [];
   imports: Record<string, string> = {};
+  pkg: string | null = null;
 
   addImport(node: SgNode): void {
     const text = node
@@ -52,12 +56,15 @@ class JavaLowering extends JavaExprLowering {
   typeDecl(node: SgNode): void {
     const name = node.field("name")?.text() ?? "<anonymous>";
     const outer = this.cls;
-    this.cls = name;
+    // The binary name: nested and local classes under their enclosing class, top-level ones under the package.
+    const key = outer ? `${outer}$${name}` : this.pkg ? `${this.pkg}.${name}` : name;
+    this.cls = key;
     const superNode = node.field("superclass");
+    const extended = namedChildren(node).find((c) => kindOf(c) === "extends_interfaces") ?? null;
     const cls: ClassIR = {
-      name,
-      superclass: superNode ? simpleType(namedChildren(superNode)[0]?.text() ?? "") : null,
-      interfaces: interfaceNames(node.field("interfaces")),
+      name: key,
+      superclass: superNode ? typeName(namedChildren(superNode)[0]?.text() ?? "") : null,
+      interfaces: [...interfaceNames(node.field("interfaces")), ...interfaceNames(extended)],
       fields: [],
     };
     this.classes.push(cls);
@@ -75,13 +82,23 @@ class JavaLowering extends JavaExprLowering {
       for (const d of namedChildren(member)) {
         if (kindOf(d) !== "variable_declarator") continue;
         const value = d.field("value");
-        cls.fields.push({ name: d.field("name")?.text() ?? "", value: value ? this.expr(value) : null, isStatic, isFinal, loc: locOf(d) });
+        const type = member.field("type")?.text();
+        cls.fields.push({
+          name: d.field("name")?.text() ?? "",
+          value: value ? this.expr(value) : null,
+          isStatic,
+          isFinal,
+          loc: locOf(d),
+          ...(declType(type, d) ? { type: declType(type, d) } : {}),
+        });
       }
     } else if (kind === "method_declaration" || kind === "constructor_declaration" || kind === "compact_constructor_declaration") {
       const mods = modifiers(member);
       const params = this.params(member.field("parameters"), isRequestMapping(member));
       const body = member.field("body");
+      const returns = kind === "method_declaration" ? member.field("type")?.text() : undefined;
       this.functions.push({
+        ...(declType(returns) ? { returns: declType(returns) } : {}),
         name: kind === "method_declaration" ? (member.field("name")?.text() ?? "") : "<init>",
         cls: this.cls,
         params: params.params,
@@ -264,13 +281,24 @@ class JavaLowering extends JavaExprLowering {
 
   private declaration(node: SgNode): Stmt[] {
     const out: Stmt[] = [];
+    const written = node.field("type")?.text();
     for (const d of namedChildren(node).filter((c) => kindOf(c) === "variable_declarator")) {
       const nameNode = d.field("name");
       const name = nameNode?.text() ?? "";
       const value = d.field("value");
+      const type = declType(written, d);
+      const typed = type ? { type } : {};
       if (value)
-        out.push({ k: "assign", target: { k: "var", name, loc: locOf(d) }, value: this.expr(value), op: "=", loc: locOf(d), decl: true });
-      else out.push({ k: "declare", name, loc: locOf(d) });
+        out.push({
+          k: "assign",
+          target: { k: "var", name, loc: locOf(d) },
+          value: this.expr(value),
+          op: "=",
+          loc: locOf(d),
+          decl: true,
+          ...typed,
+        });
+      else out.push({ k: "declare", name, loc: locOf(d), ...typed });
     }
     return out;
   }
@@ -298,8 +326,18 @@ class JavaLowering extends JavaExprLowering {
     for (const r of resources ? namedChildren(resources) : []) {
       const value = r.field("value");
       const name = r.field("name")?.text();
+      const written = r.field("type")?.text();
+      const type = declType(written) ? { type: declType(written) } : {};
       if (value && name)
-        body.push({ k: "assign", target: { k: "var", name, loc: locOf(r) }, value: this.expr(value), op: "=", loc: locOf(r), decl: true });
+        body.push({
+          k: "assign",
+          target: { k: "var", name, loc: locOf(r) },
+          value: this.expr(value),
+          op: "=",
+          loc: locOf(r),
+          decl: true,
+          ...type,
+        });
     }
     const block = node.field("body");
     if (block) body.push(...this.block(block));
@@ -353,7 +391,13 @@ class JavaLowering extends JavaExprLowering {
 function interfaceNames(node: SgNode | null): string[] {
   if (!node) return [];
   const list = namedChildren(node).find((c) => kindOf(c) === "type_list") ?? node;
-  return namedChildren(list).map((t) => simpleType(t.text()));
+  return namedChildren(list).map((t) => typeName(t.text()));
+}
+
+/** A declared type as written, without generics; none for an array (`String[] a`, `String a[]`). */
+function declType(written: string | undefined, declarator?: SgNode): string | undefined {
+  if (!written || /\[|\.\.\./.test(written) || declarator?.field("dimensions")) return undefined;
+  return typeName(written);
 }
 
 function isRequestMapping(method: SgNode): boolean {

@@ -3,54 +3,82 @@
  * name and class, which fields and module globals are ever written (a field written nowhere
  * but its initialiser is a constant, `IO.STATIC_FINAL_TRUE` and `privateTrue` alike).
  */
-import type { ClassIR, Expr, FunctionIR, LValue, ModuleIR, Stmt } from "./ir";
+import type { Expr, FunctionIR, LValue, ModuleIR, Stmt } from "./ir";
+import { ClassIndex, classKeyOf, type ClassEntry } from "./class-index";
 
 export interface FnRef {
   fn: FunctionIR;
   module: ModuleIR;
   key: string;
+  /** The key of the enclosing class (class-index.ts), or null. */
+  owner: string | null;
 }
 
 export class Program {
-  readonly classes = new Map<string, { cls: ClassIR; module: ModuleIR }>();
+  /** By class key (class-index.ts): `com.acme.Outer$Inner`, `app/util.py:Helper`. */
+  readonly classes: ReadonlyMap<string, ClassEntry>;
+  /** Direct subclasses and implementers, by the parent's key (or its name as written when it is not in the repository). */
   readonly subclasses = new Map<string, string[]>();
+  /** Resolved superclass of each class key. */
+  readonly supers = new Map<string, string | null>();
   readonly byName = new Map<string, FnRef[]>();
   readonly byClass = new Map<string, Map<string, FnRef[]>>();
   readonly byModule = new Map<string, Map<string, FnRef[]>>();
   readonly lambdas = new Map<string, FnRef>();
-  /** Writes outside the declaration, per field key `Class.name` or module global `file::name`. */
+  /** Writes outside the declaration, per field key `ClassKey.name` or module global `file::name`. */
   readonly writes = new Map<string, number>();
   readonly fieldInit = new Map<string, Expr | null>();
+  /** Declared types of fields, by field key, as written (Java). */
+  readonly fieldTypes = new Map<string, string>();
   readonly globalInit = new Map<string, Expr>();
   /** Field names written through some other reference (`other.flag = true`): never constants, whatever the class. */
   readonly writtenNames = new Set<string>();
   readonly all: FnRef[] = [];
+  private readonly index = new ClassIndex();
 
   constructor(readonly modules: readonly ModuleIR[]) {
-    for (const module of modules) {
-      for (const cls of module.classes) {
-        this.classes.set(cls.name, { cls, module });
-        for (const parent of [cls.superclass, ...(cls.interfaces ?? [])])
-          if (parent) this.subclasses.set(parent, [...(this.subclasses.get(parent) ?? []), cls.name]);
-        for (const f of cls.fields) this.fieldInit.set(`${cls.name}.${f.name}`, f.value);
+    this.classes = this.index.byKey;
+    for (const module of modules) for (const cls of module.classes) this.index.add(module, cls);
+    for (const { cls, module, key } of this.classes.values()) {
+      const parent = (name: string | null) => (name ? (this.index.lookup(module, name, enclosing(key)) ?? name) : null);
+      const sup = parent(cls.superclass);
+      this.supers.set(key, sup && this.classes.has(sup) ? sup : null);
+      for (const p of [sup, ...(cls.interfaces ?? []).map(parent)]) if (p && p !== key) push(this.subclasses, p, key);
+      for (const f of cls.fields) {
+        this.fieldInit.set(`${key}.${f.name}`, f.value);
+        if (f.type) this.fieldTypes.set(`${key}.${f.name}`, f.type);
       }
+    }
+    for (const module of modules) {
       for (const fn of module.functions) {
-        const ref: FnRef = { fn, module, key: `${module.file}#${fn.cls ?? ""}.${fn.name}/${fn.params.length}@${fn.loc.line}` };
+        const owner = fn.cls ? classKeyOf(module, fn.cls) : null;
+        const ref: FnRef = { fn, module, owner, key: `${module.file}#${fn.cls ?? ""}.${fn.name}/${fn.params.length}@${fn.loc.line}` };
         this.all.push(ref);
         if (fn.name.startsWith("<lambda")) this.lambdas.set(fn.name, ref);
         push(this.byName, fn.name, ref);
-        if (fn.cls) push(getOr(this.byClass, fn.cls), fn.name, ref);
+        if (owner) push(getOr(this.byClass, owner), fn.name, ref);
         else push(getOr(this.byModule, module.file), fn.name, ref);
       }
     }
     for (const ref of this.all) this.countWrites(ref);
   }
 
+  /** The key of the class `name` (as written in `module`, inside class `from`) names, if it is in the repository. */
+  classKey(module: ModuleIR, name: string, from: string | null = null): string | undefined {
+    return this.index.lookup(module, name, from);
+  }
+
+  /**
+   * The key of field `name` of class `cls`: declared in it, a superclass or (Java) an
+   * enclosing class, whose fields an inner class reads by their bare names.
+   */
   isField(cls: string | null, name: string): string | null {
-    for (let c = cls, depth = 0; c && depth < 8; depth++) {
-      const key = `${c}.${name}`;
-      if (this.fieldInit.has(key)) return key;
-      c = this.classes.get(c)?.cls.superclass ?? null;
+    for (let outer = cls, n = 0; outer && n < 8; outer = enclosing(outer), n++) {
+      for (let c: string | null = outer, depth = 0; c && depth < 8; depth++) {
+        const key = `${c}.${name}`;
+        if (this.fieldInit.has(key)) return key;
+        c = this.supers.get(c) ?? null;
+      }
     }
     return null;
   }
@@ -71,7 +99,10 @@ export class Program {
     return hit;
   }
 
-  /** Methods named `name` of class `cls` or, failing that, of its superclasses; with subclasses' overrides when `virtual`. */
+  /**
+   * Methods named `name` of class `cls` (a key) or, failing that, of its superclasses; with
+   * the overrides of its subclasses and implementers, however deep, when `virtual`.
+   */
   methods(cls: string, name: string, virtual: boolean): FnRef[] {
     const found: FnRef[] = [];
     for (let c: string | null = cls, depth = 0; c && depth < 8; depth++) {
@@ -80,21 +111,30 @@ export class Program {
         found.push(...own);
         break;
       }
-      c = this.classes.get(c)?.cls.superclass ?? null;
+      c = this.supers.get(c) ?? null;
     }
-    if (virtual) for (const sub of this.subclasses.get(cls) ?? []) found.push(...(this.byClass.get(sub)?.get(name) ?? []));
+    if (!virtual) return found;
+    const seen = new Set([cls]);
+    const queue = [...(this.subclasses.get(cls) ?? [])];
+    while (queue.length && seen.size < 64) {
+      const sub = queue.shift()!;
+      if (seen.has(sub)) continue;
+      seen.add(sub);
+      found.push(...(this.byClass.get(sub)?.get(name) ?? []));
+      queue.push(...(this.subclasses.get(sub) ?? []));
+    }
     return found;
   }
 
   private countWrites(ref: FnRef): void {
-    const { fn, module } = ref;
+    const { fn, module, owner } = ref;
     const locals = new Set(fn.params.map((p) => p.name));
     const isModule = fn.name === "<module>";
     const visit = (stmts: readonly Stmt[]) => {
       for (const s of stmts) {
         switch (s.k) {
           case "assign":
-            this.countTarget(s.target, fn, module, locals, isModule, s.decl === true, s.value);
+            this.countTarget(s.target, owner, module, locals, isModule, s.decl === true, s.value);
             break;
           case "declare":
             locals.add(s.name);
@@ -104,7 +144,7 @@ export class Program {
             visit(s.else);
             break;
           case "loop":
-            if (s.each) this.countTarget(s.each.target, fn, module, locals, isModule, true, null);
+            if (s.each) this.countTarget(s.each.target, owner, module, locals, isModule, true, null);
             visit(s.init);
             visit(s.body);
             visit(s.update);
@@ -130,7 +170,7 @@ export class Program {
 
   private countTarget(
     target: LValue,
-    fn: FunctionIR,
+    owner: string | null,
     module: ModuleIR,
     locals: Set<string>,
     isModule: boolean,
@@ -138,7 +178,7 @@ export class Program {
     value: Expr | null,
   ): void {
     if (target.k === "destructure") {
-      for (const t of target.targets) this.countTarget(t, fn, module, locals, isModule, decl, null);
+      for (const t of target.targets) this.countTarget(t, owner, module, locals, isModule, decl, null);
       return;
     }
     if (target.k === "var") {
@@ -152,20 +192,20 @@ export class Program {
         locals.add(target.name);
         return;
       }
-      const field = module.language === "java" ? this.isField(fn.cls, target.name) : null;
+      const field = module.language === "java" ? this.isField(owner, target.name) : null;
       if (field) this.bump(field);
       else if (module.language === "javascript" || module.language === "typescript") this.bump(`${module.file}::${target.name}`);
       locals.add(target.name);
       return;
     }
     if (target.k === "field") {
-      const owner =
+      const cls =
         target.object.k === "this" || (target.object.k === "var" && (target.object.name === "self" || target.object.name === "this"))
-          ? fn.cls
-          : target.object.k === "var" && this.classes.has(target.object.name)
-            ? target.object.name
+          ? owner
+          : target.object.k === "var" && !locals.has(target.object.name)
+            ? (this.classKey(module, target.object.name, owner) ?? null)
             : null;
-      if (owner) this.bump(this.isField(owner, target.name) ?? `${owner}.${target.name}`);
+      if (cls) this.bump(this.isField(cls, target.name) ?? `${cls}.${target.name}`);
       else this.writtenNames.add(target.name);
     }
   }
@@ -188,4 +228,10 @@ function getOr<K, K2, V>(map: Map<K, Map<K2, V>>, key: K): Map<K2, V> {
     map.set(key, inner);
   }
   return inner;
+}
+
+/** `com.acme.Outer$Inner` → `com.acme.Outer`; null for a top-level class. */
+function enclosing(key: string): string | null {
+  const at = key.lastIndexOf("$");
+  return at > 0 && !key.includes(":") ? key.slice(0, at) : null;
 }
