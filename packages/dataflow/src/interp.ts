@@ -10,8 +10,18 @@ import type { Expr, LValue, Loc, Stmt } from "./ir";
 import type { Summary } from "./summary";
 import { fold, FOLDABLE, joinEnv, truthy, truthyConst, type Env } from "./fold";
 import { ClosureInterpreter } from "./interp-closures";
-import { foldStringCall, foldStringIndex, foldStringOp, pureShape, STRING_METHODS } from "./fold-strings";
-import { degrade, elementAt, emptyList, interpListCall, isNewList, releaseLists, releaseLoopLists, withLoose } from "./containers";
+import { foldStringCall, foldStringIndex, foldStringOp, foldStringSlice, pureShape, STRING_METHODS } from "./fold-strings";
+import {
+  degrade,
+  elementAt,
+  emptyList,
+  interpListCall,
+  isNewList,
+  releaseList,
+  releaseLists,
+  releaseLoopLists,
+  withLoose,
+} from "./containers";
 import { derivation, guardOf, isExitCall, replaceSanitizes, type Guard, type Refinement } from "./guards";
 import { combine, constant, EMPTY, mergeFacts, sanitized, withStep, join, type Fact, type Value } from "./values";
 
@@ -52,6 +62,8 @@ export class FunctionInterpreter extends ClosureInterpreter {
     if (st.loc.line) this.at = st.loc;
     switch (st.k) {
       case "assign":
+        // A list copied to another name or stored elsewhere: both may change it, positions are lost.
+        releaseList(st.value, env);
         this.assign(
           st.target,
           st.op === "=" ? this.expr(st.value, env) : combine([this.expr(st.target as Expr, env), this.expr(st.value, env)]),
@@ -363,6 +375,14 @@ export class FunctionInterpreter extends ClosureInterpreter {
     const obj = this.expr(e.object, env);
     const idx = this.expr(e.index, env);
     const key = idx.konst && idx.konst.v !== null ? String(idx.konst.v) : null;
+    const bounds = e.index.k === "unknown" && e.index.slice && obj.konst ? e.index.slice : undefined;
+    if (bounds && bounds.every((b) => !b || pureShape(b))) {
+      const sliced = foldStringSlice(
+        obj.konst!.v,
+        bounds.map((b) => (b ? this.expr(b, env).konst?.v : null)),
+      );
+      if (sliced !== undefined) return constant(sliced);
+    }
     const ch = obj.konst && idx.konst ? foldStringIndex(obj.konst.v, idx.konst.v) : undefined;
     if (ch !== undefined) return constant(ch);
     const at = typeof idx.konst?.v === "number" ? elementAt(obj, idx.konst.v, this.module.language === "python") : undefined;
