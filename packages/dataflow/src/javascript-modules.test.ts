@@ -39,6 +39,19 @@ const LIBS: Files = {
       return sq.quote([x]);
     };
   `,
+  "lib/raw-obj.js": `
+    function impl(x) {
+      return x;
+    }
+    module.exports = { f: impl };
+  `,
+  "lib/clean-obj.js": `
+    const sq = require("shell-quote");
+    function impl(x) {
+      return sq.quote([x]);
+    }
+    module.exports = { f: impl };
+  `,
   "lib/raw-cjs/index.js": `
     module.exports = function f(x) {
       return x;
@@ -90,6 +103,11 @@ moduleTwins("javascript imports resolve to the imported module's function", [
     name: "import { g as h } from '../lib/m'",
     cwe: "CWE-78",
     ...both((m) => `import { g as h } from "../lib/${m}";`, "h(req.query.c)", "routes/app.ts", "raw-def", "clean-def"),
+  },
+  {
+    name: "module.exports = { f: impl }",
+    cwe: "CWE-78",
+    ...both((m) => `const { f } = require("./lib/${m}");`, "f(req.query.c)", "app.js", "raw-obj", "clean-obj"),
   },
   {
     name: "require('./dir') with module.exports = function",

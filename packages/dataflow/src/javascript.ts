@@ -7,6 +7,7 @@
  */
 import { Lang, parse, type SgNode } from "@ast-grep/napi";
 import { markCaptures } from "./closures";
+import { commonJsExports } from "./modules";
 import type { ModuleIR } from "./ir";
 import { markHandlers } from "./javascript-frameworks";
 import { collectImports } from "./javascript-imports";
@@ -22,7 +23,9 @@ export function lowerJavaScript(file: string, source: string, language: "javascr
     markHandlers(lowering.functions, lowering.exported);
     markCaptures(lowering.functions);
     const exports: Record<string, string> = {};
-    for (const ex of lowering.exported) Object.defineProperty(exports, ex.exportName, { value: ex.name, enumerable: true, writable: true });
+    for (const ex of lowering.exported)
+      Object.defineProperty(exports, ex.exportName, { value: ex.name, enumerable: true, writable: true, configurable: true });
+    commonJsExports(lowering.functions[0]?.body ?? [], exports);
     return {
       file,
       language,

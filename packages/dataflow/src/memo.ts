@@ -124,6 +124,8 @@ function programShape(program: Program): string {
         m.language,
         m.package,
         m.imports,
+        m.exports,
+        m.reexports,
         m.classes,
         m.functions.map((fn) => [fn.name, fn.cls, fn.params, fn.returns, fn.loc.line, fn.isStatic, fn.isConstructor]),
       ]);

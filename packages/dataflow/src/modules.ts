@@ -12,7 +12,7 @@
  * bare ones are packages: the repository's own (a workspace folder named like the package,
  * with an index file) or else libraries.
  */
-import type { Expr, ModuleIR } from "./ir";
+import type { Expr, ModuleIR, Stmt } from "./ir";
 import type { FnRef, Program } from "./program";
 import type { CallPattern } from "./spec";
 
@@ -22,15 +22,43 @@ export type ImportTarget = { kind: "repo"; refs: FnRef[] } | { kind: "library" }
 const JS_EXTENSIONS = [".js", ".ts", ".tsx", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 
-const byFile = new WeakMap<Program, Map<string, ModuleIR>>();
+/** What resolution looks up in a program, built once per program. */
+interface Index {
+  files: Map<string, ModuleIR>;
+  /** Python modules by every tail of their dotted name (`b/c` for `a/b/c.py` and `a/b/c/__init__.py`). */
+  tails: Map<string, ModuleIR[]>;
+  /** Class keys by module and name. */
+  classes: Map<ModuleIR, Map<string, string>>;
+  /** Resolved import paths, by importing file and path. */
+  targets: Map<string, ImportTarget>;
+}
+
+const indexes = new WeakMap<Program, Index>();
+
+function indexOf(p: Program): Index {
+  let index = indexes.get(p);
+  if (index) return index;
+  index = { files: new Map(), tails: new Map(), classes: new Map(), targets: new Map() };
+  for (const m of p.modules) {
+    index.files.set(m.file, m);
+    if (m.language !== "python") continue;
+    const segs = m.file.replace(/(\/__init__)?\.py$/, "").split("/");
+    for (let i = segs.length - 1; i >= 0; i--) {
+      const tail = segs.slice(i).join("/");
+      index.tails.set(tail, [...(index.tails.get(tail) ?? []), m]);
+    }
+  }
+  for (const [key, entry] of p.classes) {
+    let names = index.classes.get(entry.module);
+    if (!names) index.classes.set(entry.module, (names = new Map()));
+    if (!names.has(entry.cls.name)) names.set(entry.cls.name, key);
+  }
+  indexes.set(p, index);
+  return index;
+}
 
 function modulesByFile(p: Program): Map<string, ModuleIR> {
-  let map = byFile.get(p);
-  if (!map) {
-    map = new Map(p.modules.map((m) => [m.file, m]));
-    byFile.set(p, map);
-  }
-  return map;
+  return indexOf(p).files;
 }
 
 function own(record: Record<string, string> | undefined, name: string): string | undefined {
@@ -96,9 +124,16 @@ export function aliasNameMatches(
 
 /** Where an import path leads, or undefined when it is not an import of a module at all. */
 export function resolveImport(p: Program, from: ModuleIR, path: string, depth = 0): ImportTarget {
+  const memo = indexOf(p).targets;
+  const key = `${from.file}\0${path}`;
+  const known = memo.get(key);
+  if (known) return known;
   const found = from.language === "python" ? pythonModule(p, from, path) : jsModule(p, from, path);
-  if (!found) return { kind: "library" };
-  return { kind: "repo", refs: depth > 4 ? [] : membersOf(p, found.module, found.rest, depth) };
+  const target: ImportTarget = found
+    ? { kind: "repo", refs: depth > 4 ? [] : membersOf(p, found.module, found.rest, depth) }
+    : { kind: "library" };
+  if (depth === 0) memo.set(key, target);
+  return target;
 }
 
 /** The functions `rest` names in a module: a function, a class's method, or the default export (`rest` empty). */
@@ -107,7 +142,7 @@ function membersOf(p: Program, module: ModuleIR, rest: readonly string[], depth:
   const js = module.language !== "python";
   if (rest.length === 0) {
     if (!js) return [];
-    const name = own(module.exports, "default") ?? commonJsExport(module, null);
+    const name = own(module.exports, "default");
     return name ? (fns?.get(name) ?? []) : [];
   }
   const [first, second] = rest as [string, string | undefined];
@@ -118,7 +153,7 @@ function membersOf(p: Program, module: ModuleIR, rest: readonly string[], depth:
   if (rest.length !== 1) return [];
   const direct = fns?.get(first);
   if (direct?.length) return direct;
-  const alias = js ? (own(module.exports, first) ?? commonJsExport(module, first)) : undefined;
+  const alias = js ? own(module.exports, first) : undefined;
   if (alias && fns?.get(alias)?.length) return fns.get(alias) ?? [];
   const cls = classIn(p, module, first);
   if (cls) return p.methods(cls, js ? "<init>" : "__init__", false);
@@ -134,20 +169,30 @@ function membersOf(p: Program, module: ModuleIR, rest: readonly string[], depth:
 
 /** The key under which the program holds class `name` of `module`. */
 function classIn(p: Program, module: ModuleIR, name: string): string | undefined {
-  for (const [key, entry] of p.classes) if (entry.module === module && entry.cls.name === name) return key;
-  return undefined;
+  return indexOf(p).classes.get(module)?.get(name);
 }
 
-/** `module.exports = f`, `module.exports.name = f`, `exports.name = f`: the function assigned, by name. */
-function commonJsExport(module: ModuleIR, name: string | null): string | undefined {
-  const top = module.functions.find((f) => f.name === "<module>");
-  for (const s of top?.body ?? []) {
-    if (s.k !== "assign" || s.target.k !== "field" || (s.value.k !== "lambda" && s.value.k !== "var")) continue;
+/**
+ * CommonJS exports of a module's top-level code, as `ModuleIR.exports` records them:
+ * `module.exports = f` → `default: f`; `module.exports.name = f`, `exports.name = f` → `name: f`
+ * (the function or variable assigned, by name); `module.exports = { a, b: c }` → `a: a`, `b: c`.
+ */
+export function commonJsExports(top: readonly Stmt[], into: Record<string, string>): void {
+  const set = (key: string, value: string) => {
+    if (!Object.hasOwn(into, key)) Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+  };
+  for (const s of top) {
+    if (s.k !== "assign" || s.target.k !== "field" || s.target.path === undefined) continue;
     const at = s.target.path;
-    const wanted = name === null ? ["module.exports"] : [`module.exports.${name}`, `exports.${name}`];
-    if (at !== undefined && wanted.includes(at)) return s.value.name;
+    const named = /^(?:module\.)?exports\.([\w$]+)$/.exec(at)?.[1];
+    if (s.value.k === "lambda" || s.value.k === "var") {
+      if (at === "module.exports") set("default", s.value.name);
+      else if (named !== undefined) set(named, s.value.name);
+    } else if (s.value.k === "object" && at === "module.exports") {
+      for (const entry of s.value.entries)
+        if (entry.key !== null && (entry.value.k === "var" || entry.value.k === "lambda")) set(entry.key, entry.value.name);
+    }
   }
-  return undefined;
 }
 
 interface Found {
@@ -183,9 +228,7 @@ function pythonModule(p: Program, from: ModuleIR, path: string): Found | undefin
     // Two names at least: a single one (`json`, `config`) says too little to pick a folder.
     for (let i = segs.length; i >= 2; i--) {
       const tail = segs.slice(0, i).join("/");
-      const hits = p.modules.filter(
-        (m) => m.language === "python" && (m.file.endsWith(`/${tail}.py`) || m.file.endsWith(`/${tail}/__init__.py`)),
-      );
+      const hits = indexOf(p).tails.get(tail) ?? [];
       if (hits.length === 1 && hits[0]) return { module: hits[0], rest: segs.slice(i) };
     }
   }
