@@ -67,6 +67,37 @@ moduleTwins("javascript closures capture the enclosing function's locals", [
   },
 ]);
 
+moduleTwins("closures capture a parameter the callers fill in", [
+  {
+    name: "python: a helper starting a thread on an inner def, called with request input",
+    cwe: "CWE-78",
+    vuln: {
+      "app.py":
+        "import os\nimport threading\nfrom flask import request\n\ndef in_background(cmd):\n    def work():\n" +
+        '        os.system(cmd)  # SINK\n    threading.Thread(target=work).start()\n\ndef view():\n    in_background(request.args.get("c"))\n',
+    },
+    safe: {
+      "app.py":
+        "import os\nimport threading\nfrom flask import request\n\ndef in_background(cmd):\n    def work():\n" +
+        '        os.system(cmd)\n    threading.Thread(target=work).start()\n\ndef view():\n    request.args.get("c")\n    in_background("make clean")\n',
+    },
+  },
+  {
+    name: "javascript: a helper running a command in a promise callback, called with request input",
+    cwe: "CWE-78",
+    vuln: {
+      "app.js":
+        'const { exec } = require("child_process");\nfunction later(cmd) {\n  return Promise.resolve().then(() => {\n' +
+        "    exec(cmd); // SINK\n  });\n}\nfunction view(req) {\n  return later(req.query.c);\n}\nmodule.exports = { view };\n",
+    },
+    safe: {
+      "app.js":
+        'const { exec } = require("child_process");\nfunction later(cmd) {\n  return Promise.resolve().then(() => {\n' +
+        '    exec(cmd);\n  });\n}\nfunction view(req) {\n  return later("make clean");\n}\nmodule.exports = { view };\n',
+    },
+  },
+]);
+
 describe("captures", () => {
   it("lists the enclosing locals a closure reads, not its own nor globals", () => {
     const m = lowerPython(
