@@ -168,6 +168,23 @@ moduleTwins("javascript re-exports and workspace packages", [
   },
 ]);
 
+moduleTwins("javascript exports the lowering cannot follow", [
+  {
+    name: "module.exports = { f: require('./impl').f }: the module's functions of that name",
+    cwe: "CWE-78",
+    vuln: {
+      "lib/impl.js": 'const { exec } = require("child_process");\nexports.f = function (x) {\n  exec(x); // SINK\n};\n',
+      "lib/index.js": 'module.exports = { f: require("./impl").f };\n',
+      "app.js": 'const { f } = require("./lib");\nfunction view(req) {\n  f(req.query.c);\n}\nmodule.exports = { view };\n',
+    },
+    safe: {
+      "lib/impl.js": 'const { exec } = require("child_process");\nexports.f = function (x) {\n  exec(x);\n};\n',
+      "lib/index.js": 'module.exports = { f: require("./impl").f };\n',
+      "app.js": 'const { f } = require("./lib");\nfunction view(req) {\n  f("make clean");\n}\nmodule.exports = { view };\n',
+    },
+  },
+]);
+
 moduleTwins("javascript package imports reach no repository function", [
   {
     name: "a package `render` and an app `render` that runs a command",

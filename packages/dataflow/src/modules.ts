@@ -99,7 +99,15 @@ export function importedCall(
   // A method of an object a repository module holds (`from app import db; db.query(q)`): the
   // receiver's class is unknown here, so the usual lookup by receiver goes on.
   if (target.kind === "repo" && !target.refs.length && e.receiver) return undefined;
-  return { precise: target.kind === "repo" ? target.refs : [], loose: [] };
+  if (target.kind === "library") return { precise: [], loose: [] };
+  if (target.refs.length) return { precise: target.refs, loose: [] };
+  // A repository module whose export this lowering cannot follow (`module.exports = { f:
+  // require("./impl").f }`): module functions of the same name, used only when no rule matches.
+  const name = path.split(".").pop() ?? "";
+  const loose = IDENT.test(name)
+    ? (p.byName.get(name) ?? []).filter((r) => !r.fn.cls && (r.module.language === "python") === (module.language === "python"))
+    : [];
+  return { precise: [], loose: loose.slice(0, 4) };
 }
 
 /**
