@@ -12,6 +12,7 @@ const PY_HEAD = `
   from urllib.parse import urlparse
   ALLOWED = {"report", "summary"}
   HOSTS = {"api.example.com"}
+  ROUTES = {"home": "/", "about": "/about"}
   BASE = "/srv/files"
   def handler():
       x = request.args.get("p")
@@ -100,6 +101,18 @@ langTwins("Python guards", [
     `u = urlparse(x)\nif u.scheme != "https" or u.path not in ALLOWED:\n    abort(400)\nrequests.get(x) # SINK`,
   ),
   py(
+    "match on constant cases",
+    "CWE-89",
+    `match x:\n    case "asc" | "desc":\n        ${PY_SQL}\n    case _:\n        pass`,
+    `match x:\n    case "asc" | "desc":\n        pass\n    case _:\n        ${PY_SQL}`,
+  ),
+  py(
+    "allowlist of dict keys",
+    "CWE-89",
+    `if x not in ROUTES.keys():\n    return "no"\n${PY_SQL}`,
+    `if x not in ROUTES.keys():\n    pass\n${PY_SQL}`,
+  ),
+  py(
     "continue in a loop",
     "CWE-22",
     `for name in [x, y]:\n    if ".." in name:\n        continue\n    open(name) # SINK`,
@@ -181,6 +194,12 @@ langTwins("JavaScript guards", [
   ),
   js("replace(/</g, '&lt;')", "CWE-79", `res.send(x.replace(/</g, "&lt;"));`, `res.send(x.replace(/</, "&lt;")); // SINK`),
   js(
+    "validator.isUUID",
+    "CWE-79",
+    `if (!validator.isUUID(x)) return res.sendStatus(400);\n${JS_SEND}`,
+    `if (!validator.isUUID(y)) return res.sendStatus(400);\n${JS_SEND}`,
+  ),
+  js(
     "ternary positive form",
     "CWE-79",
     `res.send(ALLOWED.includes(x) ? x : "none");`,
@@ -212,6 +231,11 @@ twins("Java guards", [
     name: "equals a constant, positive form",
     safe: inServlet(`${J_SRC}\nif ("asc".equals(x) || x.equals("desc")) {\n  ${J_SQL}\n}`),
     vuln: inServlet(`${J_SRC}\nif ("asc".equals(y)) {\n  ${J_SQL}\n}`),
+  },
+  {
+    name: "switch case of constants vs default",
+    safe: inServlet(`${J_SRC}\nswitch (x) {\n  case "asc":\n  case "desc":\n    ${J_SQL}\n    break;\n  default:\n    break;\n}`),
+    vuln: inServlet(`${J_SRC}\nswitch (x) {\n  case "asc":\n    break;\n  default:\n    ${J_SQL}\n}`),
   },
   {
     name: "continue in a loop",

@@ -65,6 +65,11 @@ const CLASS_CHECKS = new Set([
 ]);
 const MEMBERSHIP = new Set(["includes", "has", "contains", "containsKey", "__contains__"]);
 
+/** `case "a": case "b":` on a variable: there it is one of the constants (patterns that bind or test types prove nothing). */
+export function caseGuard(name: string, values: readonly Expr[]): Refinement[] {
+  return values.length && values.every((v) => v.k === "const" && v.value !== null) ? [{ name, cwes: "*" }] : [];
+}
+
 /** Whether a call's result is a URL parsed from its argument or a normalised path. */
 export function derivation(e: Extract<Expr, { k: "call" | "new" }>, language: string): Derivation | undefined {
   const callee = e.k === "new" ? e.cls : e.callee;
@@ -265,6 +270,11 @@ function loosePattern(p: ConstValue | undefined): boolean {
 function isAllowlist(e: Expr, peek: Peek): boolean {
   if (e.k === "array") return e.items.every((i) => i.k === "const");
   if (e.k === "call" && (e.callee === "set" || e.callee === "frozenset" || e.callee === "of" || e.callee === "asList")) return true;
+  // `ALLOWED.keys()`, `Object.keys(ROUTES)`, `allowed.keySet()`: the keys of an allowlist.
+  if (e.k === "call" && ["keys", "values", "keySet"].includes(e.callee) && e.args.length <= 1) {
+    const of = e.receiver && e.args.length === 0 ? e.receiver : e.args[0];
+    return of !== undefined && of !== null && of.k !== "call" && isAllowlist(of, peek);
+  }
   if (e.k !== "var" && e.k !== "field") return false;
   const v = peek(e);
   if (!v) return false;

@@ -22,7 +22,7 @@ import {
   releaseLoopLists,
   withLoose,
 } from "./containers";
-import { derivation, guardOf, isExitCall, replaceSanitizes, type Guard, type Refinement } from "./guards";
+import { caseGuard, derivation, guardOf, isExitCall, replaceSanitizes, type Guard, type Refinement } from "./guards";
 import { combine, constant, EMPTY, mergeFacts, sanitized, withStep, join, type Fact, type Value } from "./values";
 
 interface Exits {
@@ -180,7 +180,9 @@ export class FunctionInterpreter extends ClosureInterpreter {
     let fall: Env | null = null;
     for (let i = known ? start : 0; i < st.cases.length; i++) {
       const c = st.cases[i]!;
-      const entry: Env | null = known ? (i === start ? new Map(env) : fall) : joinEnv(new Map(env), fall);
+      // A case of constants: the tested variable is one of them there (an allowlist), unless a case falls into it.
+      const matched = c.values && st.test.k === "var" ? this.refine(new Map(env), caseGuard(st.test.name, c.values)) : new Map(env);
+      const entry: Env | null = known ? (i === start ? new Map(env) : fall) : joinEnv(matched, fall);
       fall = entry ? this.block(c.body, entry) : null;
     }
     out = fall;
