@@ -16,6 +16,7 @@ import type { FnRef } from "./program";
 import type { CallPattern, LanguageSpec, SinkRule } from "./spec";
 import type { Shared, SinkSummary } from "./summary";
 import { constOf, truthyConst, type Env } from "./fold";
+import { sectionKey, setterEntry, withLoose } from "./containers";
 import { constant, EMPTY, mergeFacts, sanitized, appendSteps, join, type Fact, type Value } from "./values";
 import { declaredTypes, javaTargets, staticType, typeTexts, type TypeScope } from "./java-resolve";
 import { simpleOf } from "./class-index";
@@ -145,21 +146,22 @@ export abstract class CallInterpreter {
       }
     }
     const argFacts = mergeFacts(...args.map((a) => a.facts), ...[...kwargs.values()].map((a) => a.facts));
-    const putKey =
-      e.receiver && ["put", "set", "setdefault", "setAttribute", "setProperty"].includes(e.callee) && args.length >= 2
-        ? args[0]?.konst
-        : undefined;
-    if (e.receiver && putKey && putKey.v !== null) {
+    // `put(k, v)`, `set(k, v)`, `set(section, key, value)` (configparser) with constant keys.
+    const put = e.receiver ? setterEntry(e.callee, args) : undefined;
+    if (e.receiver && put) {
       // A constant key: the entry is replaced, tainted or not.
-      this.storeInto(e.receiver, String(putKey.v), { ...(args[1] ?? EMPTY) }, env);
+      this.storeInto(e.receiver, put.key, { ...put.value }, env);
     } else if (e.receiver && this.spec.mutators.includes(e.callee) && argFacts.length) {
       this.storeInto(e.receiver, null, { facts: argFacts }, env);
     }
     if (receiver && ["get", "getOrDefault", "getProperty", "pop", "remove", "getAttribute"].includes(e.callee) && receiver.keys?.size) {
+      const section = e.callee === "get" && args.length === 2 ? sectionKey(args[0]!, args[1]!) : undefined;
+      const entry = section !== undefined ? receiver.keys.get(section) : undefined;
+      if (entry) return withLoose(entry, receiver.loose);
       const key = args[0]?.konst;
       if (key && key.v !== null) {
         const kv = receiver.keys.get(String(key.v));
-        if (kv) return { ...kv, facts: mergeFacts(kv.facts, receiver.loose) };
+        if (kv) return withLoose(kv, receiver.loose);
         return { facts: mergeFacts(receiver.loose, e.callee === "getOrDefault" ? args[1]?.facts : []) };
       }
     }
