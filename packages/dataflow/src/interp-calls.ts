@@ -18,7 +18,7 @@ import type { Shared, SinkSummary } from "./summary";
 import { constOf, truthyConst, type Env } from "./fold";
 import { sectionKey, setterEntry, withLoose } from "./containers";
 import { constant, EMPTY, mergeFacts, sanitized, appendSteps, join, type Fact, type Value } from "./values";
-import { declaredTypes, javaTargets, staticType, typeTexts, type TypeScope } from "./java-resolve";
+import { declaredTypes, javaTargets, staticImport, staticType, typeTexts, type TypeScope } from "./java-resolve";
 import { simpleOf } from "./class-index";
 
 export abstract class CallInterpreter {
@@ -216,6 +216,7 @@ export abstract class CallInterpreter {
       const local = p.byModule.get(this.module.file)?.get(e.callee) ?? [];
       if (local.length) return { precise: local, loose: [] };
       const imported = importOf(this.module, e.callee);
+      if (this.module.language === "java") return { precise: staticImport(this.typeScope(), imported, e.callee).filter(arity), loose: [] };
       const loose = imported ? (p.byName.get(e.callee) ?? []).filter((r) => !r.fn.cls) : [];
       return { precise: [], loose: loose.slice(0, 4) };
     }
@@ -246,6 +247,8 @@ export abstract class CallInterpreter {
   }
 
   private scope?: TypeScope;
+  /** What a call used as a receiver resolves to, for its type (a chain `a().b().c()` resolves each link once). */
+  private readonly receiverTargets = new WeakMap<Expr, FnRef[]>();
 
   protected typeScope(): TypeScope {
     this.scope ??= {
@@ -253,7 +256,11 @@ export abstract class CallInterpreter {
       module: this.module,
       owner: this.owner,
       declared: this.paramTypes,
-      targets: (call, env) => this.resolve(call, env).precise,
+      targets: (call, env) => {
+        let hit = this.receiverTargets.get(call);
+        if (!hit) this.receiverTargets.set(call, (hit = this.resolve(call, env).precise));
+        return hit;
+      },
     };
     return this.scope;
   }

@@ -84,6 +84,23 @@ twins("class identity", [
     ),
   },
   {
+    name: "a static import picks the class: import static com.example.raw.Helper.prepare",
+    vuln: {
+      ...HELPERS,
+      [MAIN]: servletImporting(
+        "import static com.example.raw.Helper.prepare;",
+        `stmt.executeQuery("SELECT * FROM users WHERE name = '" + prepare(request.getParameter("name")) + "'"); // SINK`,
+      ),
+    },
+    safe: {
+      ...HELPERS,
+      [MAIN]: servletImporting(
+        "import static com.example.clean.Helper.prepare;",
+        `stmt.executeQuery("SELECT * FROM users WHERE name = '" + prepare(request.getParameter("name")) + "'"); // SINK`,
+      ),
+    },
+  },
+  {
     name: "nested classes of the same simple name: Outer.Inner and Outer.Other.Inner",
     vuln: inServlet(
       `

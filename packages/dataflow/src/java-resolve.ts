@@ -154,6 +154,13 @@ export function javaTargets(scope: TypeScope, e: Call, env: Env, arity: (r: FnRe
   return scope.program.methods(t.key, e.callee, !t.isClass).filter(arity);
 }
 
+/** `import static com.acme.Util.run;` then `run(x)`: the methods `run` of that class. */
+export function staticImport(scope: TypeScope, imported: string | undefined, callee: string): FnRef[] {
+  if (!imported?.endsWith(`.${callee}`)) return [];
+  const key = scope.program.classKey(scope.module, imported.slice(0, -callee.length - 1), scope.owner);
+  return key ? scope.program.methods(key, callee, false) : [];
+}
+
 /** The names a receiver's static type goes by, for sink and source rules that name a receiver class: qualified and simple. */
 export function typeTexts(t: StaticType | undefined): string[] {
   if (!t) return [];
