@@ -142,6 +142,35 @@ describe("sink sites: what the analysis judged clean", () => {
     expect(siteAt(b, "jobs.js", sinkLine(js) + 3)).toEqual([expect.objectContaining({ status: "open" })]);
   });
 
+  it("a name nothing in the analysed code defines (another file's global, a library's field) leaves the site open", () => {
+    const py = `
+      def report(cursor):
+          cursor.execute("SELECT * FROM t WHERE name = '%s'" % value)  # SINK
+    `;
+    expect(siteAt(analyze({ "report.py": py }), "report.py", sinkLine(py))).toEqual([
+      expect.objectContaining({ status: "open", reasons: ["entry-parameter"] }),
+    ]);
+    // Defined in the module: a constant, and the site is clean.
+    const defined = `
+      value = "guest"
+      def report(cursor):
+          cursor.execute("SELECT * FROM t WHERE name = '%s'" % value)  # SINK
+    `;
+    expect(siteAt(analyze({ "report.py": defined }), "report.py", sinkLine(defined))).toEqual([
+      expect.objectContaining({ status: "clean" }),
+    ]);
+    const java = `
+      import java.sql.*;
+      public class Report extends LibraryBase {
+        void run(Statement stmt) throws Exception {
+          stmt.executeQuery("SELECT * FROM t WHERE name = '" + inheritedName + "'"); // SINK
+        }
+        void start(Statement stmt) throws Exception { run(stmt); }
+      }
+    `;
+    expect(siteAt(analyze({ "Report.java": java }), "Report.java", sinkLine(java))).toEqual([expect.objectContaining({ status: "open" })]);
+  });
+
   it("gives the same sites with the worklist as with every function in every round, and from a memo's replay", () => {
     const files = {
       "Users.java": servlet(

@@ -351,6 +351,11 @@ export abstract class CallInterpreter {
         if (v) values.push(v);
       }
     if (rule.receiver && receiver) values.push(receiver);
+    const exprs =
+      which === "all"
+        ? [...e.args, ...Object.values(e.kwargs ?? {})]
+        : which.map((w) => (typeof w === "number" ? e.args[w] : e.kwargs?.[w]));
+    this.s.onSite?.({ file: this.module.file, loc: e.loc, rule }, values, rule.receiver && e.receiver ? [...exprs, e.receiver] : exprs);
     for (const v of values)
       for (const fact of v.facts)
         if (!fact.clean.has(rule.cwe)) this.report(fact, rule, this.module.file, e.loc, [this.step(e.loc, "sink", rule.title)]);
@@ -360,6 +365,7 @@ export abstract class CallInterpreter {
     for (const rule of this.spec.fieldSinks ?? []) {
       if (!rule.field.test(name)) continue;
       const asSink: SinkRule = { ...rule, call: { names: [name] } };
+      this.s.onSite?.({ file: this.module.file, loc, rule: asSink }, [value], []);
       for (const fact of value.facts)
         if (!fact.clean.has(rule.cwe)) this.report(fact, asSink, this.module.file, loc, [this.step(loc, "sink", rule.title)]);
     }

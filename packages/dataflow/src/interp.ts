@@ -6,6 +6,7 @@
  * summaries (what reaches their return value and which parameters reach a sink: see
  * interp-calls.ts); the summary of this function is what `run` returns.
  */
+import { freeNameFact, freeNameKey } from "./free-names";
 import type { Expr, LValue, Loc, Stmt } from "./ir";
 import type { Summary } from "./summary";
 import { fold, FOLDABLE, joinEnv, truthy, truthyConst, type Env } from "./fold";
@@ -449,7 +450,12 @@ export class FunctionInterpreter extends ClosureInterpreter {
     const key = this.storageKey(name);
     if (key) return this.readKey(key, env, loc);
     // An inner function named as a value (`run_later(inner)`): a closure created here.
-    return this.module.language === "java" ? EMPTY : this.closure(name, null, env);
+    const closure = this.module.language === "java" ? EMPTY : this.closure(name, null, env);
+    // A name nothing here defines: its value is unknown, and a sink it reaches cannot be refuted (free-names.ts).
+    const free = freeNameKey(this.s.program, this.module, name);
+    if (!free) return closure;
+    const fact = freeNameFact(free, this.step(loc, "step", `read \`${name}\`, defined outside the analysed code`));
+    return { ...closure, facts: [...closure.facts, fact] };
   }
 
   /** Where an undeclared name lives: a field of this class (Java) or a module global. */
