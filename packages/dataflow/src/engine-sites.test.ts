@@ -171,6 +171,25 @@ describe("sink sites: what the analysis judged clean", () => {
     expect(siteAt(analyze({ "Report.java": java }), "Report.java", sinkLine(java))).toEqual([expect.objectContaining({ status: "open" })]);
   });
 
+  it("a parser configured safely before it parses untrusted input is a clean site (configured); unsafely, a trace", () => {
+    const parse = (feature: string) =>
+      servlet(`
+        javax.xml.parsers.DocumentBuilderFactory factory = javax.xml.parsers.DocumentBuilderFactory.newInstance();
+        ${feature}
+        javax.xml.parsers.DocumentBuilder builder = factory.newDocumentBuilder();
+        builder.parse(request.getInputStream()); // SINK
+      `);
+    const safe = parse(`factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);`);
+    const a = analyze({ "Users.java": safe });
+    expect(a.traces).toEqual([]);
+    expect(siteAt(a, "Users.java", sinkLine(safe))).toEqual([
+      expect.objectContaining({ status: "clean", cwe_id: "CWE-611", reasons: ["configured"] }),
+    ]);
+    const unsafe = parse(`factory.setNamespaceAware(true);`);
+    const b = analyze({ "Users.java": unsafe });
+    expect(b.traces.map((t) => [t.start_line, t.cwe_id])).toEqual([[sinkLine(unsafe), "CWE-611"]]);
+  });
+
   it("gives the same sites with the worklist as with every function in every round, and from a memo's replay", () => {
     const files = {
       "Users.java": servlet(

@@ -9,7 +9,7 @@ import type { TraceStep } from "@ax/contracts";
 import type { Expr, FunctionIR, Loc, ModuleIR } from "./ir";
 import { spellings } from "./call-names";
 import { bundledLookup, isBundled } from "./source-policy";
-import { initState, sinkApplies, stateAfter, withState } from "./typestate";
+import { configuredSafely, initState, sinkApplies, stateAfter, withState } from "./typestate";
 import { chainPath } from "./lower-util";
 import { aliasNameMatches, importedCall } from "./modules";
 import type { FnRef } from "./program";
@@ -336,7 +336,12 @@ export abstract class CallInterpreter {
     args: Value[],
     kwargs: Map<string, Value>,
   ): void {
-    if (!sinkApplies(rule, { e, receiver, args, kwargs })) return;
+    if (!sinkApplies(rule, { e, receiver, args, kwargs })) {
+      // A parser, loader or template known to be configured safely: the sink is judged, and clean.
+      if (configuredSafely(rule, { e, receiver, args, kwargs }))
+        this.s.onSite?.({ file: this.module.file, loc: e.loc, rule }, [], [], "configured");
+      return;
+    }
     if (rule.requireKwarg) {
       const kv = kwargs.get(rule.requireKwarg.name);
       const on = kv?.konst ? truthyConst(kv.konst.v) : kv !== undefined;

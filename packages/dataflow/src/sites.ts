@@ -18,7 +18,7 @@ import type { SinkRule } from "./spec";
 import type { Value } from "./values";
 
 /** Why a clean evaluation was clean, in the terms a reviewer reads. */
-export type CleanReason = "constant" | "sanitized" | "untainted" | "callers";
+export type CleanReason = "constant" | "sanitized" | "untainted" | "callers" | "configured";
 
 /** Why an open site could not be judged. */
 export type OpenReason = "entry-parameter" | "unreadable-code";
@@ -56,6 +56,7 @@ export function recordSite(
   at: { file: string; loc: Loc; rule: SinkRule },
   values: readonly Value[],
   exprs: readonly (Expr | undefined)[],
+  clean?: CleanReason,
 ): void {
   const key = siteKey(at.file, at.loc, at.rule.id);
   let site = sites.get(key);
@@ -69,7 +70,8 @@ export function recordSite(
     if (v.facts.length) site.clean.add("sanitized");
     else site.clean.add(v.konst ? "constant" : "untainted");
   }
-  if (!values.length) site.clean.add("untainted");
+  if (clean) site.clean.add(clean);
+  else if (!values.length) site.clean.add("untainted");
 }
 
 function hasUnknown(e: Expr, depth = 0): boolean {

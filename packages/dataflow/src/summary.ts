@@ -4,6 +4,7 @@ import type { Expr, Loc } from "./ir";
 import type { Program } from "./program";
 import type { LanguageSpec, SinkRule } from "./spec";
 import type { Fact, Value } from "./values";
+import type { CleanReason } from "./sites";
 
 export interface SinkSummary {
   /** A parameter index, or the key of a field read as an implicit parameter. */
@@ -43,7 +44,12 @@ export interface Shared {
   lines: (file: string) => readonly string[];
   onHit: (hit: Hit) => void;
   /** Each evaluation of a sink's dangerous values (sites.ts); absent where nobody asks. */
-  onSite?: (at: { file: string; loc: Loc; rule: SinkRule }, values: readonly Value[], exprs: readonly (Expr | undefined)[]) => void;
+  onSite?: (
+    at: { file: string; loc: Loc; rule: SinkRule },
+    values: readonly Value[],
+    exprs: readonly (Expr | undefined)[],
+    clean?: CleanReason,
+  ) => void;
   /** Keys of functions some call resolved to: the others are entry points. */
   called: Set<string>;
 }

@@ -68,6 +68,14 @@ export function sinkApplies(rule: SinkRule, c: CallParts): boolean {
   return holders.some((v) => v?.state === `${need.name}:unsafe`);
 }
 
+/** The sink needs an unsafely configured object and every object it is given is known to be configured safely. */
+export function configuredSafely(rule: SinkRule, c: CallParts): boolean {
+  const need = rule.state;
+  if (!need || (rule.when && !argHolds(c, rule.when))) return false;
+  const holders = need.at === "receiver" ? [c.receiver] : need.at.map((a) => argAt(c, a).value);
+  return holders.length > 0 && holders.every((v) => v?.state === `${need.name}:safe`);
+}
+
 function created(rule: StateRule, create: StateRule["create"][number], c: CallParts): string {
   if (create.safeIf?.some((t) => argHolds(c, t))) return `${rule.name}:safe`;
   if (create.unsafeIf?.some((t) => argHolds(c, t))) return `${rule.name}:unsafe`;

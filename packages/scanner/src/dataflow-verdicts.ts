@@ -43,6 +43,7 @@ const CLEAN_WORDS: Record<string, string> = {
   sanitized: "what reaches it passed a sanitizer for this weakness",
   untainted: "no untrusted source flows into its dangerous arguments",
   callers: "every call to the function holding it passes nothing untrusted",
+  configured: "the parser, loader or template it uses is configured safely",
 };
 
 const OPEN_WORDS: Record<string, string> = {
