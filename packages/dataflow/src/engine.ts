@@ -188,7 +188,7 @@ function interpret(
     },
     called: run.called,
     onHit: (hit) => keepShortest(run.hits, hitKey(hit), hit),
-    onSite: (at, values, exprs) => recordSite(run.sites, at, values, exprs),
+    onSite: (at, values, exprs, clean) => recordSite(run.sites, at, values, exprs, clean),
   };
   return { ...run, summary: new FunctionInterpreter(shared, ref).run() };
 }
