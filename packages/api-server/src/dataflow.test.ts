@@ -157,7 +157,7 @@ describe("a scan with dataflow verdicts", () => {
     const id = byFingerprint(rows, confirmed).finding_id;
     const r = await request(h.app).get(`/api/v2/scan/${scanId}/finding/${id}`).set(key());
     expect(r.status).toBe(200);
-    expect(r.body.dataflow).toEqual({ ...confirmedFlow, reason: null });
+    expect(r.body.dataflow).toEqual({ ...confirmedFlow, entry: null, reason: null });
     expect(r.body.dataflow.trace.map((s: { file: string }) => s.file)).toEqual([
       "src/main/java/app/UserController.java",
       "src/main/java/app/UserController.java",
@@ -166,9 +166,9 @@ describe("a scan with dataflow verdicts", () => {
     const other = await request(h.app)
       .get(`/api/v2/scan/${scanId}/finding/${byFingerprint(rows, unconfirmed).finding_id}`)
       .set(key());
-    expect(other.body.dataflow).toEqual({ status: "unconfirmed", source_kind: null, trace: [], confirms: [], reason: null });
+    expect(other.body.dataflow).toEqual({ status: "unconfirmed", source_kind: null, trace: [], confirms: [], entry: null, reason: null });
     expect(byFingerprint(rows, plain).dataflow).toBeNull();
-    expect(byFingerprint(rows, confirmed).dataflow).toEqual({ ...confirmedFlow, reason: null });
+    expect(byFingerprint(rows, confirmed).dataflow).toEqual({ ...confirmedFlow, entry: null, reason: null });
   });
 
   it("filters the list by verdict, none meaning not judged", async () => {

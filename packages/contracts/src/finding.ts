@@ -186,6 +186,11 @@ export interface FindingDataflow {
   status: "confirmed" | "unconfirmed" | "refuted";
   /** Why the analysis did not confirm the finding, in words (unconfirmed and refuted only). */
   reason?: string;
+  /**
+   * The function the trace starts from (`file#Class.method`), confirmed findings only: a sink
+   * reached from two entry points (two routes into one helper) is two findings, one per entry.
+   */
+  entry?: string;
   /** Where the data came from: an attacker ("remote": a request) or the host ("local": env, files, properties). */
   source_kind?: "remote" | "local";
   /** Source first, sink last; empty when unconfirmed. */

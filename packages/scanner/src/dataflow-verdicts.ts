@@ -71,6 +71,16 @@ function judge(f: NormalizedFinding, sites: readonly SinkSite[], cwes: Set<strin
   return { status: "refuted", trace: [], reason: `The taint analysis judged this sink (${sinks}): ${why.join("; ")}.` };
 }
 
+/** The first trace of each entry point, in the analysis's order. */
+function byEntry(traces: readonly NormalizedFinding[]): NormalizedFinding[] {
+  const seen = new Map<string, NormalizedFinding>();
+  for (const t of traces) {
+    const entry = t.dataflow?.entry ?? "";
+    if (!seen.has(entry)) seen.set(entry, t);
+  }
+  return [...seen.values()];
+}
+
 /**
  * `dataflow`: the taint analysis completed on this scan, with the sink places it judged; null
  * when it was skipped or failed (then it confirms and refutes nothing, and its own findings
@@ -100,17 +110,18 @@ export function applyDataflowVerdicts(
     const family = familyOf(f.cwe_id);
     const match = (byFile.get(f.file) ?? []).filter((t) => t.cwe_id && family.has(t.cwe_id) && overlaps(t, f));
     if (match.length) {
-      const lead = match[0]!;
       for (const m of match) used.add(m);
-      out.push({
-        ...f,
-        confidence: "HIGH",
-        sources: [
-          ...(f.sources ?? [{ analyzer: f.analyzer, rule_id: f.rule_id }]),
-          ...match.map((m) => ({ analyzer: m.analyzer, rule_id: m.rule_id })),
-        ],
-        dataflow: { ...lead.dataflow!, confirms: [{ analyzer: f.analyzer, rule_id: f.rule_id }] },
-      });
+      // One finding per entry point the sink is reached from, each with its own trace.
+      for (const lead of byEntry(match))
+        out.push({
+          ...f,
+          confidence: "HIGH",
+          sources: [
+            ...(f.sources ?? [{ analyzer: f.analyzer, rule_id: f.rule_id }]),
+            ...match.filter((m) => m.dataflow?.entry === lead.dataflow?.entry).map((m) => ({ analyzer: m.analyzer, rule_id: m.rule_id })),
+          ],
+          dataflow: { ...lead.dataflow!, confirms: [{ analyzer: f.analyzer, rule_id: f.rule_id }] },
+        });
       continue;
     }
     let cwes = coverage.get(language);

@@ -38,11 +38,32 @@ export function fingerprintFindings<T extends NormalizedFinding>(findings: reado
     .sort((a, b) => a.finding.start_line - b.finding.start_line || a.finding.start_column - b.finding.start_column || a.index - b.index);
   const seen = new Map<string, number>();
   const prints = new Array<string>(findings.length);
+  const shared = placesWithRoutes(findings);
   for (const { finding, index } of order) {
-    const key = [finding.rule_id, finding.file, normalizeCode(codeOf(finding))].join("\0");
+    // A sink reached from two entry points is a finding per entry: the entry tells them apart
+    // (a sink with one route keeps the fingerprint it always had).
+    const entry = finding.dataflow?.entry;
+    const route = entry && shared.has(placeOf(finding)) ? [`entry:${entry}`] : [];
+    const key = [finding.rule_id, finding.file, normalizeCode(codeOf(finding)), ...route].join("\0");
     const occurrence = seen.get(key) ?? 0;
     seen.set(key, occurrence + 1);
     prints[index] = createHash("sha256").update(`${key}\0${occurrence}`).digest("hex");
   }
   return findings.map((finding, index) => ({ ...finding, fingerprint: prints[index] as string }));
+}
+
+const placeOf = (f: NormalizedFinding) => [f.rule_id, f.file, f.start_line, f.start_column].join("\0");
+
+/** Places (rule, file, position) that findings of two or more entry points share. */
+function placesWithRoutes(findings: readonly NormalizedFinding[]): Set<string> {
+  const entries = new Map<string, Set<string>>();
+  for (const f of findings) {
+    const entry = f.dataflow?.entry;
+    if (!entry) continue;
+    const place = placeOf(f);
+    let set = entries.get(place);
+    if (!set) entries.set(place, (set = new Set()));
+    set.add(entry);
+  }
+  return new Set([...entries].filter(([, set]) => set.size > 1).map(([place]) => place));
 }

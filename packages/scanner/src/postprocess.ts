@@ -111,7 +111,7 @@ async function applySuppressions(findings: NormalizedFinding[], files: FileCache
 function dedupeSameRule(findings: NormalizedFinding[]): NormalizedFinding[] {
   const seen = new Map<string, NormalizedFinding>();
   for (const f of findings) {
-    const key = [f.rule_id, f.file, f.start_line, f.start_column, f.end_line, f.end_column].join("\0");
+    const key = [f.rule_id, f.file, f.start_line, f.start_column, f.end_line, f.end_column, f.dataflow?.entry ?? ""].join("\0");
     if (!seen.has(key)) seen.set(key, f);
   }
   return [...seen.values()];
@@ -134,7 +134,8 @@ function mergeAcrossAnalyzers(findings: NormalizedFinding[], analyzerOrder: stri
       singles.push({ ...f, sources: f.sources ?? [{ analyzer: f.analyzer, rule_id: f.rule_id }] });
       continue;
     }
-    const key = [f.file, f.start_line, f.cwe_id].join("\0");
+    // A sink reached from two entry points is one finding per entry (dataflow-verdicts.ts).
+    const key = [f.file, f.start_line, f.cwe_id, f.dataflow?.entry ?? ""].join("\0");
     groups.set(key, [...(groups.get(key) ?? []), f]);
   }
   const out = [...singles];

@@ -187,6 +187,7 @@ function presentDataflow(d: FindingDataflow) {
     source_kind: d.source_kind ?? null,
     trace: d.trace.map((t) => ({ file: t.file, line: t.line, column: t.column, kind: t.kind, label: t.label, code: t.code })),
     confirms: (d.confirms ?? []).map((c) => ({ analyzer: c.analyzer, rule_id: c.rule_id })),
+    entry: d.entry ?? null,
     reason: d.reason ?? null,
   };
 }

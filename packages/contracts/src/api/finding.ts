@@ -33,6 +33,12 @@ export const DataflowView = z.object({
     .describe("Where the data came from: `remote` (a request) or `local` (environment, files, properties)."),
   trace: z.array(TraceStepView).describe("Source first, sink last; empty when unconfirmed."),
   confirms: z.array(SourceView).describe("The pattern rules that reported the same place, which this trace confirms."),
+  entry: z
+    .string()
+    .nullable()
+    .describe(
+      "The function the trace starts from (`file#Class.method`) when confirmed: a sink reached from two entry points is one finding per entry.",
+    ),
   reason: z
     .string()
     .nullable()

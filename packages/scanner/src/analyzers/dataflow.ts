@@ -60,7 +60,7 @@ export async function analyzeCheckout(dir: string, files: readonly string[], sig
 
 function findingOf(trace: TaintTrace, taxonomy: Taxonomy): NormalizedFinding {
   const { dataflow, ...input } = trace;
-  return { ...buildFinding({ analyzer: DATAFLOW, ...input }, taxonomy), dataflow };
+  return { ...buildFinding({ analyzer: DATAFLOW, ...input }, taxonomy), dataflow: { ...dataflow, entry: trace.raw.entry } };
 }
 
 /**
