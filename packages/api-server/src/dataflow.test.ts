@@ -89,7 +89,7 @@ const plain = finding({
 const runs: AnalyzerRun[] = ["ast-grep", "taint"].map((name) => ({ name, version: "1", status: "completed", duration_ms: 1, findings: 1 }));
 
 /** A scan of the project whose results are the given findings, stored as the worker would. */
-async function storedScan(findings: NormalizedFinding[]): Promise<string> {
+async function storedScan(findings: NormalizedFinding[], refuted: NormalizedFinding[] = []): Promise<string> {
   const db = h.stack.handle.db;
   const t = h.tenant;
   const { scan } = await createScan(db, {
@@ -108,6 +108,7 @@ async function storedScan(findings: NormalizedFinding[]): Promise<string> {
     projectId,
     organizationId: t.organization_id,
     findings,
+    refuted,
     analyzers: runs,
     languages: ["java"],
   });
@@ -291,5 +292,72 @@ describe("SARIF of an unusual trace", () => {
       { artifactLocation: { uri: "src/my%20app/In.java", uriBaseId: "%SRCROOT%" } },
       { artifactLocation: { uri: "src/my%20app/Dao%231.java", uriBaseId: "%SRCROOT%" }, region: { startLine: 20 } },
     ]);
+  });
+});
+
+describe("refuted pattern matches", () => {
+  const refutedAt = (file: string, line: number, fingerprint: string) =>
+    finding({
+      file,
+      start_line: line,
+      end_line: line,
+      fingerprint,
+      snippet: 'stmt.executeQuery("SELECT count(*) FROM users")',
+      confidence: "MEDIUM",
+      dataflow: {
+        status: "refuted",
+        trace: [],
+        reason: "The taint analysis judged this sink (java-taint-sql): its dangerous arguments are constants.",
+      },
+    });
+  const matches = [refutedAt("src/main/java/app/B.java", 7, "r1".repeat(32)), refutedAt("src/main/java/app/A.java", 9, "r2".repeat(32))];
+  let scanId: string;
+  beforeAll(async () => {
+    scanId = await storedScan([plain], matches);
+  });
+
+  it("are listed apart, in file and line order, with the reason, and are not findings", async () => {
+    const r = await request(h.app).get(`/api/v2/scan/${scanId}/refuted`).set(key());
+    expect(r.status).toBe(200);
+    expect(r.body.next_cursor).toBeNull();
+    expect(r.body.refuted.map((m: { file: string; start_line: number }) => [m.file, m.start_line])).toEqual([
+      ["src/main/java/app/A.java", 9],
+      ["src/main/java/app/B.java", 7],
+    ]);
+    expect(r.body.refuted[0]).toMatchObject({
+      scan_id: scanId,
+      rule_id: "java-sql-injection",
+      cwe_id: "CWE-89",
+      severity: "HIGH",
+      sources: [{ analyzer: "ast-grep", rule_id: "java-sql-injection" }],
+      reason: expect.stringContaining("constants"),
+    });
+    expect((await list(scanId)).map((f) => f.fingerprint)).toEqual([plain.fingerprint]);
+    const scan = await request(h.app).get(`/api/v2/scan/${scanId}`).set(key());
+    expect(scan.body.counts.total).toBe(1);
+  });
+
+  it("page with a cursor, refuse a cursor that is not theirs, and are not visible to another organization", async () => {
+    const first = await request(h.app).get(`/api/v2/scan/${scanId}/refuted?limit=1`).set(key());
+    expect(first.body.refuted).toHaveLength(1);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const second = await request(h.app).get(`/api/v2/scan/${scanId}/refuted?limit=1&cursor=${first.body.next_cursor}`).set(key());
+    expect(second.body.refuted.map((m: { file: string }) => m.file)).toEqual(["src/main/java/app/B.java"]);
+    expect(second.body.next_cursor).toBeNull();
+    const bad = await request(h.app).get(`/api/v2/scan/${scanId}/refuted?cursor=bm90LWEtY3Vyc29y`).set(key());
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/cursor/);
+    const other = await h.otherTenant();
+    const foreign = await request(h.app).get(`/api/v2/scan/${scanId}/refuted`).set({ "X-AX-KEY": other.token });
+    expect(foreign.status).toBe(404);
+  });
+
+  it("belong to the scan's organization and project, and go with the scan", async () => {
+    const db = h.stack.handle.db;
+    const own = await storedScan([], [refutedAt("src/main/java/app/C.java", 3, "r3".repeat(32))]);
+    const rows = await db.selectFrom("refuted_matches").select(["organization_id", "project_id"]).where("scan_id", "=", own).execute();
+    expect(rows).toEqual([{ organization_id: h.tenant.organization_id, project_id: projectId }]);
+    await db.deleteFrom("scans").where("id", "=", own).execute();
+    expect(await db.selectFrom("refuted_matches").select("id").where("scan_id", "=", own).execute()).toEqual([]);
   });
 });

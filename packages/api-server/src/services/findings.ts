@@ -14,8 +14,8 @@ import {
 } from "@ax/db";
 import type { AppDeps } from "../http/context";
 import { AppError, badRequest, notFound, preconditionFailed } from "../http/errors";
-import { pageOf, readCursor } from "./paging";
-import { presentFinding, presentHistory, isCursorText } from "./presenters";
+import { isPlaceKey, pageOf, readCursor } from "./paging";
+import { presentFinding, presentHistory } from "./presenters";
 import { loadScan } from "./scans";
 import { emitFindingTriaged } from "./webhooks";
 
@@ -28,12 +28,7 @@ export const isFindingCursor = (v: unknown): v is FindingCursor => {
     Number.isInteger(c.rank) &&
     (c.rank as number) >= 0 &&
     (c.rank as number) <= 100 &&
-    isCursorText(c.file, 4096) &&
-    Number.isInteger(c.line) &&
-    (c.line as number) >= 0 &&
-    (c.line as number) <= 2 ** 31 - 1 &&
-    typeof c.id === "string" &&
-    isId(c.id)
+    isPlaceKey(c.file, c.line, c.id)
   );
 };
 

@@ -14,6 +14,18 @@ export function readCursor<T>(cursor: string | undefined, check: (v: unknown) =>
   return after;
 }
 
+/** A cursor's place in file order: bounded safe text, a non-negative 32-bit line, a valid id. */
+export function isPlaceKey(file: unknown, line: unknown, id: unknown): boolean {
+  return (
+    isCursorText(file, 4096) &&
+    Number.isInteger(line) &&
+    (line as number) >= 0 &&
+    (line as number) <= 2 ** 31 - 1 &&
+    typeof id === "string" &&
+    isId(id)
+  );
+}
+
 /** The first `limit` rows and the cursor of the next page, keyed by the last row. */
 export function pageOf<T>(rows: T[], limit: number, key: (last: T) => unknown): { items: T[]; next_cursor: string | null } {
   const items = rows.slice(0, limit);

@@ -4,24 +4,14 @@
  * input. Read-only, tenant-scoped through the scan, paged in file and line order.
  */
 import type { RefutedMatchView } from "@ax/contracts";
-import { isId, listRefutedMatches, type Principal, type RefutedCursor, type RefutedMatch } from "@ax/db";
+import { listRefutedMatches, type Principal, type RefutedCursor, type RefutedMatch } from "@ax/db";
 import type { AppDeps } from "../http/context";
-import { pageOf, readCursor } from "./paging";
-import { isCursorText } from "./presenters";
+import { isPlaceKey, pageOf, readCursor } from "./paging";
 import { loadScan } from "./scans";
 
 const isRefutedCursor = (v: unknown): v is RefutedCursor => {
   const c = v as Partial<RefutedCursor>;
-  return (
-    typeof c === "object" &&
-    c !== null &&
-    isCursorText(c.file, 4096) &&
-    Number.isInteger(c.start_line) &&
-    (c.start_line as number) >= 0 &&
-    (c.start_line as number) <= 2 ** 31 - 1 &&
-    typeof c.id === "string" &&
-    isId(c.id)
-  );
+  return typeof c === "object" && c !== null && isPlaceKey(c.file, c.start_line, c.id);
 };
 
 export async function refutedPage(
