@@ -15,7 +15,8 @@ import type { FindingDataflow, Level, Severity } from "@ax/contracts";
 import { FunctionInterpreter } from "./interp";
 import type { Hit, Shared, Summary } from "./summary";
 import type { ModuleIR } from "./ir";
-import { identical, Recall, type EngineMemo, type Interpretation } from "./memo";
+import { Recall, type EngineMemo, type Interpretation } from "./memo";
+import { SummaryTable } from "./summary-table";
 import { Program, type FnRef } from "./program";
 import type { LanguageSpec, SourceKind } from "./spec";
 import { mergeFacts, originKey, type Fact } from "./values";
@@ -87,7 +88,8 @@ export function analyzeProgram(modules: readonly ModuleIR[], opts: EngineOptions
   const readers = new Readers();
   // A key stands for the last function that has it (keys of a few lambdas coincide).
   const owner = new Map(program.all.map((ref, i) => [ref.key, i]));
-  let summaries = new Map<string, Summary>();
+  const table = new SummaryTable();
+  const summaries = table.current;
   // Keys whose summary changed in the last round; null (the first round, or `everyRound`):
   // every function is interpreted.
   let changedKeys: Set<string> | null = null;
@@ -105,15 +107,19 @@ export function analyzeProgram(modules: readonly ModuleIR[], opts: EngineOptions
       readers.replace(i, latest[i], run);
       latest[i] = run;
     }
-    const next = new Map(summaries);
-    const keys = new Set<string>(due.map((i) => program.all[i]!.key));
-    for (const key of keys) next.set(key, latest[owner.get(key)!]!.summary);
-    const stable = !changed.fields && sameSummaries(summaries, next);
+    // The round read the last round's summaries: its own replace them only now.
+    const updates = new Map<string, Summary>();
+    for (const i of due) {
+      const key = program.all[i]!.key;
+      updates.set(key, latest[owner.get(key)!]!.summary);
+    }
     // Anything in a summary may change what a caller computes (a trace step, a cleaned CWE, a
     // constant), so it has changed unless it is identical in all of it.
-    if (!opts.everyRound) changedKeys = new Set([...keys].filter((key) => !identical(summaries.get(key), next.get(key))));
-    summaries = next;
-    if (stable) break;
+    const { same, changed: differ } = table.update(updates, !opts.everyRound);
+    const stable = !changed.fields && same;
+    if (!opts.everyRound) changedKeys = differ;
+    // Nothing changed that anyone read: the next rounds would interpret nothing.
+    if (stable || changedKeys?.size === 0) break;
   }
   recall?.finish();
   // The last round's hits: each function's from its latest interpretation, in the order a
@@ -199,7 +205,7 @@ class Readers {
 
   replace(i: number, before: Interpretation | undefined, after: Interpretation): void {
     if (before === after) return;
-    for (const key of before?.reads.keys() ?? []) this.byKey.get(key)?.delete(i);
+    for (const key of before?.reads.keys() ?? []) if (!after.reads.has(key)) this.byKey.get(key)?.delete(i);
     for (const key of after.reads.keys()) {
       let set = this.byKey.get(key);
       if (!set) this.byKey.set(key, (set = new Set()));
@@ -224,30 +230,6 @@ function keepShortest(hits: Map<string, Hit>, key: string, hit: Hit): boolean {
   const old = hits.get(key);
   if (old && hit.steps.length >= old.steps.length) return false;
   hits.set(key, hit);
-  return true;
-}
-
-function sameSummaries(a: Map<string, Summary>, b: Map<string, Summary>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [key, s] of b) {
-    const o = a.get(key);
-    if (!o) return false;
-    // The same summary, kept from an earlier round: the same answer as comparing it, which is
-    // "changed" only for a NaN constant (NaN !== NaN).
-    if (o === s && !Number.isNaN(o.ret.konst?.v)) continue;
-    if (o.sinks.length !== s.sinks.length || o.ret.facts.length !== s.ret.facts.length || o.ret.konst?.v !== s.ret.konst?.v) return false;
-    if (o.fieldWrites.length !== s.fieldWrites.length || o.fieldWrites.some((w, i) => w.facts.length !== s.fieldWrites[i]?.facts.length))
-      return false;
-    const ra = o.ret.facts
-      .map((f) => originKey(f.origin) + [...f.clean].join())
-      .sort()
-      .join("|");
-    const rb = s.ret.facts
-      .map((f) => originKey(f.origin) + [...f.clean].join())
-      .sort()
-      .join("|");
-    if (ra !== rb) return false;
-  }
   return true;
 }
 

@@ -8,6 +8,7 @@
  * instead of run. The rounds of the fixed point are the same as without it, from the bottom;
  * nothing starts from the previous solution.
  */
+import { createHash } from "node:crypto";
 import type { Hit, Summary } from "./summary";
 import type { FunctionIR, ModuleIR } from "./ir";
 import type { FnRef, Program } from "./program";
@@ -104,7 +105,10 @@ export class Recall {
   }
 }
 
+/** A digest of each module's part of the shape: the text it is made from is as large as the classes' IR, and kept as long as it. */
 const headers = new WeakMap<ModuleIR, string>();
+
+const digest = (text: string) => createHash("sha256").update(text).digest("base64");
 
 /**
  * Everything of the repository an interpreter may read besides its own function and the
@@ -119,22 +123,24 @@ function programShape(program: Program): string {
     if (header === undefined) {
       // Of another function an interpreter reads its key (with the first line), never the rest
       // of its place: the top-level code's last line moves with a comment added at the end.
-      header = JSON.stringify([
-        m.file,
-        m.language,
-        m.package,
-        m.imports,
-        m.exports,
-        m.reexports,
-        m.classes,
-        m.functions.map((fn) => [fn.name, fn.cls, fn.params, fn.returns, fn.loc.line, fn.isStatic, fn.isConstructor]),
-      ]);
+      header = digest(
+        JSON.stringify([
+          m.file,
+          m.language,
+          m.package,
+          m.imports,
+          m.exports,
+          m.reexports,
+          m.classes,
+          m.functions.map((fn) => [fn.name, fn.cls, fn.params, fn.returns, fn.loc.line, fn.isStatic, fn.isConstructor]),
+        ]),
+      );
       headers.set(m, header);
     }
     return header;
   });
-  parts.push(JSON.stringify([[...program.writes], [...program.writtenNames], [...program.globalInit]]));
-  return parts.join("\n");
+  parts.push(digest(JSON.stringify([[...program.writes], [...program.writtenNames], [...program.globalInit]])));
+  return digest(parts.join("\n"));
 }
 
 /**
