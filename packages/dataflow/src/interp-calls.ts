@@ -21,6 +21,14 @@ import { constant, EMPTY, mergeFacts, sanitized, appendSteps, join, type Fact, t
 import { declaredTypes, javaTargets, staticImport, staticType, typeTexts, type TypeScope } from "./java-resolve";
 import { simpleOf } from "./class-index";
 
+/** Declared types per function, read-only: a function is interpreted once per round it is due in. */
+const declaredCache = new WeakMap<FunctionIR, Map<string, string>>();
+function declaredTypesOf(fn: FunctionIR): Map<string, string> {
+  let types = declaredCache.get(fn);
+  if (!types) declaredCache.set(fn, (types = declaredTypes(fn)));
+  return types;
+}
+
 export abstract class CallInterpreter {
   protected readonly spec: LanguageSpec;
   protected readonly module: ModuleIR;
@@ -46,7 +54,7 @@ export abstract class CallInterpreter {
     const spec = s.specs.get(ref.module.language === "typescript" ? "javascript" : ref.module.language);
     if (!spec) throw new Error(`no language table for ${ref.module.language}`);
     this.spec = spec;
-    this.paramTypes = declaredTypes(this.fn);
+    this.paramTypes = declaredTypesOf(this.fn);
   }
 
   abstract expr(e: Expr, env: Env): Value;
