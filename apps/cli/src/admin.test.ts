@@ -38,6 +38,7 @@ describe("ax admin", () => {
         "0008_project_state",
         "0009_finding_list_rank",
         "0010_scan_diff",
+        "0011_refuted_matches",
       ],
     });
     expect(ax("admin", "migrate").out).toContain("up to date");

@@ -189,7 +189,7 @@ describe("a polyglot repository", () => {
     expect((await findings(result.scan_id, "&cwe=CWE-78")).filter((f) => f.file === "svc/cleanup.py")).toEqual([]);
     const asFilter = await request(h.app).get(`/api/v2/scan/${result.scan_id}/findings?dataflow=refuted`).set(key());
     expect(asFilter.status).toBe(400);
-    expect(asFilter.body.message).toContain(`/api/v2/scan/${result.scan_id}/refuted`);
+    expect(asFilter.body.message).toContain("GET /api/v2/scan/{scan_id}/refuted");
   });
 
   it("merges the same weakness reported twice on one line", () => {

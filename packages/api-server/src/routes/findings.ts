@@ -81,7 +81,7 @@ const listFindingsRoute = (deps: AppDeps) =>
     handler: async ({ params, query: q, principal }) => {
       if (q.dataflow === "refuted")
         throw badRequest(
-          `Invalid query: refuted matches are not findings. GET /api/v2/scan/${params.scan_id}/refuted lists them, each with its reason.`,
+          "Invalid query: dataflow=refuted: refuted matches are not findings. GET /api/v2/scan/{scan_id}/refuted lists them, each with its reason.",
         );
       const filters = {
         suppressed: q.suppressed,
