@@ -10,7 +10,7 @@
  * `if`, and a check without an exit joins the clean branch with the tainted one (still found).
  */
 import type { ConstValue, Expr } from "./ir";
-import type { Value } from "./values";
+import type { Value, Derivation } from "./values";
 
 /** A variable made clean for these CWEs ("*": for every injection, the value is known-good). */
 export interface Refinement {
@@ -18,16 +18,11 @@ export interface Refinement {
   cwes: readonly string[] | "*";
 }
 
+export type { Derivation };
+
 export interface Guard {
   whenTrue: Refinement[];
   whenFalse: Refinement[];
-}
-
-/** How a value was derived from another variable: parsed as a URL, or resolved as a path. */
-export interface Derivation {
-  kind: "url" | "path";
-  /** The variable it was derived from, if one. */
-  from?: string;
 }
 
 /** Evaluates a side-effect-free expression (names, literals, field reads). */

@@ -8,7 +8,7 @@
  * values are not known: the default stands for them.
  */
 import type { Expr } from "./ir";
-import type { CallParts } from "./typestate";
+import type { CallParts } from "./call-parts";
 import { EMPTY, type Value } from "./values";
 
 export const BUNDLED = "file:bundled";

@@ -7,6 +7,7 @@
  * configure and hand on such objects; this file reads them. Constant files inside the
  * application (source-policy.ts) ride on the same field.
  */
+import type { CallParts } from "./call-parts";
 import type { Expr } from "./ir";
 import type { Env } from "./fold";
 import { chainPath } from "./lower-util";
@@ -17,12 +18,7 @@ import type { Value } from "./values";
 type Call = Extract<Expr, { k: "call" }>;
 
 /** A call as the interpreter sees it: the expression and the values of its receiver and arguments. */
-export interface CallParts {
-  e: Call;
-  receiver: Value | null;
-  args: readonly Value[];
-  kwargs: ReadonlyMap<string, Value>;
-}
+export type { CallParts };
 
 function argAt(c: CallParts, arg: number | string, kw?: string): { expr?: Expr; value?: Value } {
   const at = (a: number | string) =>

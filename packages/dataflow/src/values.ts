@@ -5,7 +5,6 @@
 import type { TraceStep } from "@ax/contracts";
 import type { ConstValue } from "./ir";
 import type { SourceKind } from "./spec";
-import type { Derivation } from "./guards";
 
 const MAX_FACTS = 6;
 const MAX_STEPS = 14;
@@ -27,6 +26,13 @@ export interface Fact {
   steps: readonly TraceStep[];
   /** CWEs a sanitizer on the way made this value safe for. */
   clean: ReadonlySet<string>;
+}
+
+/** How a value was derived from another variable (guards.ts): parsed as a URL, or resolved as a path. */
+export interface Derivation {
+  kind: "url" | "path";
+  /** The variable it was derived from, if one. */
+  from?: string;
 }
 
 export interface Value {
