@@ -6,6 +6,7 @@ import type {
   GroupView,
   MembershipView,
   ProfileView,
+  RefutedMatchView,
   ReviewRequestBody,
   ReviewResult,
   ScanCreateBody,
@@ -63,6 +64,10 @@ async function allPages<T>(c: ApiClient, path: string, key: string, query: Query
 
 export const listFindings = (c: ApiClient, scanId: string, filters: Query = {}) =>
   allPages<Finding>(c, `/scan/${encodeURIComponent(scanId)}/findings`, "findings", filters, 500);
+
+/** Pattern matches the taint analysis refuted (not findings), with the reason. */
+export const listRefuted = (c: ApiClient, scanId: string) =>
+  allPages<RefutedMatchView>(c, `/scan/${encodeURIComponent(scanId)}/refuted`, "refuted", {}, 500);
 
 export const getSarif = (c: ApiClient, scanId: string) => c.json<Sarif>("GET", `/scan/${encodeURIComponent(scanId)}/sarif`);
 

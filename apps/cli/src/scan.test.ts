@@ -141,6 +141,28 @@ describe("ax scan", () => {
   });
 });
 
+describe("ax findings --refuted", () => {
+  it("lists the pattern matches the taint analysis refuted, with the reason, apart from the findings", async () => {
+    const repo = makeGitRepo({
+      "jobs/cleanup.py": 'import subprocess\n\n\ndef cleanup():\n    return subprocess.call("rm -rf /tmp/cache", shell=True)\n',
+    });
+    const scanId = (await scanJson([repo, "--wait"])).scan.scan_id;
+    const table = await h.ax(["findings", scanId, "--refuted"]);
+    expect(table.code).toBe(0);
+    expect(table.out).toMatch(/^CWE\s+RULE\s+LOCATION\s+WHY REFUTED$/m);
+    expect(table.out).toContain("jobs/cleanup.py:5");
+    expect(table.out).toMatch(/its dangerous arguments are constants/);
+    const json = JSON.parse((await h.ax(["findings", scanId, "--refuted", "--format", "json"])).out) as { cwe_id: string; file: string }[];
+    expect(json.length).toBeGreaterThan(0);
+    expect(json.every((m) => m.file === "jobs/cleanup.py" && m.cwe_id === "CWE-78")).toBe(true);
+    // Not findings: the list has no CWE-78 finding there.
+    expect(await findingsJson(scanId, "--cwe", "CWE-78")).toEqual([]);
+    const misuse = await h.ax(["findings", scanId, "--refuted", "--format", "sarif"]);
+    expect(misuse.code).toBe(2);
+    expect(misuse.err).toContain("--refuted lists every refuted match");
+  });
+});
+
 describe("ax findings and ax triage", () => {
   let scanId: string;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { SEVERITIES, canonicalLabel } from "@ax/contracts";
-import { getSarif, listFindings, type Finding, type Sarif } from "../api";
+import { getSarif, listFindings, listRefuted, type Finding, type Sarif } from "../api";
 import { parseCommand, required, showHelp } from "../args";
 import { connect } from "../context";
 import { UsageError } from "../errors";
@@ -10,6 +10,7 @@ export const FINDINGS_HELP = `ax findings — the findings of a scan, most sever
 
 Usage:
   ax findings SCAN_ID [--severity LIST] [--status LIST] [--cwe LIST] [--format table|json|sarif]
+  ax findings SCAN_ID --refuted [--format table|json]
 
 Options:
   --severity LIST   comma-separated: critical,high,medium,low,info
@@ -17,13 +18,17 @@ Options:
                     (case and _ - or space do not matter: false_positive works)
   --cwe LIST        comma-separated CWE ids, e.g. CWE-89,CWE-79
   --format F        table (default), json (an array of findings) or sarif (SARIF 2.1.0 log;
-                    the filters keep the matching results)`;
+                    the filters keep the matching results)
+  --refuted         instead of the findings, the pattern matches the taint analysis refuted
+                    (no untrusted input reaches the sink), each with the reason: not findings,
+                    never counted or gated on, listed for audit`;
 
 const OPTIONS = {
   severity: { type: "string" },
   status: { type: "string" },
   cwe: { type: "string" },
   format: { type: "string", default: "table" },
+  refuted: { type: "boolean", default: false },
 } as const;
 
 const FORMATS = ["table", "json", "sarif"];
@@ -40,6 +45,11 @@ export async function findingsCommand(argv: string[], io: Io): Promise<number> {
   const scanId = required(positionals[0], "SCAN_ID", FINDINGS_HELP);
   if (!FORMATS.includes(v.format)) throw new UsageError(`--format takes ${FORMATS.join(", ")}.`, FINDINGS_HELP);
   const filters = { severity: list(v.severity), status: list(v.status), cwe: list(v.cwe) };
+  if (v.refuted) {
+    if (v.format === "sarif" || v.severity || v.status || v.cwe)
+      throw new UsageError("--refuted lists every refuted match, as a table or JSON: no filters, no SARIF.", FINDINGS_HELP);
+    return refutedCommand(scanId, v.format, io);
+  }
   const c = await connect(io);
 
   if (v.format === "sarif") {
@@ -73,6 +83,24 @@ export async function findingsCommand(argv: string[], io: Io): Promise<number> {
   ]);
   io.out(
     `${table(["SEVERITY", "STATUS", "CWE", "RULE", "LOCATION", "FINDING ID"], rows, p)}\n\n${findings.length} finding${findings.length === 1 ? "" : "s"}\n`,
+  );
+  return 0;
+}
+
+async function refutedCommand(scanId: string, format: string, io: Io): Promise<number> {
+  const matches = await listRefuted(await connect(io), scanId);
+  if (format === "json") {
+    io.out(`${JSON.stringify(matches, null, 2)}\n`);
+    return 0;
+  }
+  if (matches.length === 0) {
+    io.out("No refuted matches.\n");
+    return 0;
+  }
+  const p = colorsFor(io);
+  const rows = matches.map((m) => [m.cwe_id ?? "", m.rule_id, `${m.file}:${m.start_line}`, m.reason]);
+  io.out(
+    `${table(["CWE", "RULE", "LOCATION", "WHY REFUTED"], rows, p)}\n\n${matches.length} refuted match${matches.length === 1 ? "" : "es"}\n`,
   );
   return 0;
 }
