@@ -39,9 +39,8 @@ export async function postprocess(
   dataflow: { sites: readonly SinkSite[] } | null = null,
 ): Promise<{ findings: NormalizedFinding[]; refuted: NormalizedFinding[]; stats: PostprocessStats }> {
   const verdicts = applyDataflowVerdicts(input, dataflow);
-  const refuted = verdicts.refuted.filter(
-    (f) => !(config.excludeRules.has(f.rule_id) || (f.cwe_id !== null && config.excludeRules.has(f.cwe_id))),
-  );
+  const excluded = (f: NormalizedFinding) => config.excludeRules.has(f.rule_id) || (f.cwe_id !== null && config.excludeRules.has(f.cwe_id));
+  const refuted = verdicts.refuted.filter((f) => !excluded(f));
   const stats: PostprocessStats = { excluded_by_rule: 0, suppressed: 0, merged: 0, refuted: refuted.length };
   const findings = verdicts.findings;
   // Whatever an adapter forgot: no credential leaves the scanner in clear.
@@ -56,9 +55,8 @@ export async function postprocess(
   }
   const byFile = [...findings].sort((a, b) => a.file.localeCompare(b.file) || a.start_line - b.start_line);
   const kept = byFile.filter((f) => {
-    const excluded = config.excludeRules.has(f.rule_id) || (f.cwe_id !== null && config.excludeRules.has(f.cwe_id));
-    if (excluded) stats.excluded_by_rule++;
-    return !excluded;
+    if (excluded(f)) stats.excluded_by_rule++;
+    return !excluded(f);
   });
 
   const sources = new FileCache(dir);
