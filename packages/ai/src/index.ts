@@ -15,4 +15,4 @@ export type {
   SpecialistName,
 } from "./chat/types";
 export { defaultSpecialists } from "./chat/specialists";
-export { warmCweCatalog } from "./knowledge/cwe-catalog";
+export { getCwe, warmCweCatalog } from "./knowledge/cwe-catalog";

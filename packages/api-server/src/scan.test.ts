@@ -18,6 +18,7 @@ interface FindingBody {
   finding_id: string;
   rule_id: string;
   cwe_id: string;
+  cwe_ids: string[];
   file: string;
   start_line: number;
   status: string;
@@ -115,6 +116,32 @@ describe("a full scan", () => {
     } while (cursor);
     expect(seen).toEqual(findings.map((f) => f.finding_id));
     expect((await request(h.app).get(`/api/v2/scan/${scanId}/findings?limit=0`).set(key())).status).toBe(400);
+  });
+
+  it("names each weakness at both levels, and a filter on the class finds the specific weakness", async () => {
+    const weakHash = findings.filter((f) => f.cwe_id === "CWE-328");
+    expect(weakHash.length).toBeGreaterThanOrEqual(3);
+    // MITRE (view 1000): CWE-328 Use of Weak Hash is a child of CWE-327 and CWE-326.
+    for (const f of weakHash) expect(f.cwe_ids).toEqual(["CWE-328", "CWE-326", "CWE-327"]);
+    const byClass = await allFindings(scanId, "&cwe=CWE-327");
+    expect(byClass.map((f) => f.finding_id)).toEqual(expect.arrayContaining(weakHash.map((f) => f.finding_id)));
+
+    const sarif = JSON.parse((await request(h.app).get(`/api/v2/scan/${scanId}/sarif`).set(key())).text);
+    const run = sarif.runs.find((r: { tool: { driver: { rules: { properties: { tags: string[] } }[] } } }) =>
+      r.tool.driver.rules.some((rule) => rule.properties.tags.includes("external/cwe/cwe-328")),
+    );
+    const rule = run.tool.driver.rules.find((r: { properties: { tags: string[] } }) => r.properties.tags.includes("external/cwe/cwe-328"));
+    expect(rule.properties.tags).toEqual(expect.arrayContaining(["external/cwe/cwe-327", "external/cwe/cwe-326"]));
+    const taxa: { id: string; name?: string }[] = run.taxonomies[0].taxa;
+    expect(run.taxonomies[0].name).toBe("CWE");
+    expect(run.tool.driver.supportedTaxonomies).toEqual([{ name: "CWE", index: 0 }]);
+    const linked = rule.relationships.map((r: { target: { id: string; index: number } }) => [r.target.id, taxa[r.target.index]?.id]);
+    expect(linked).toEqual([
+      ["328", "328"],
+      ["326", "326"],
+      ["327", "327"],
+    ]);
+    expect(taxa.find((t) => t.id === "328")?.name).toBe("Use of Weak Hash");
   });
 
   it("exports SARIF 2.1.0 with fingerprints", async () => {

@@ -1,4 +1,5 @@
 import type { FindingUpdateBody, HistoryView } from "@ax/contracts";
+import { cweWithChildren } from "@ax/rules";
 import {
   aiCursorOf,
   findingCursorOf,
@@ -55,7 +56,8 @@ export async function findingPage(
   const rows = await listFindings(deps.db, {
     organizationId: scan.organization_id,
     scanId: scan.id,
-    filters: q.filters,
+    // A filter on a weakness class also finds its specific children (CWE-94 finds CWE-95).
+    filters: q.filters.cwe ? { ...q.filters, cwe: cweWithChildren(q.filters.cwe) } : q.filters,
     order: q.order,
     after,
     limit: q.limit + 1,

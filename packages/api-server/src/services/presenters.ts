@@ -1,4 +1,5 @@
 import { SUPPRESSION_REASON_MISSING, type FindingDataflow, type FindingSource } from "@ax/contracts";
+import { cweLevels } from "@ax/rules";
 import {
   summarizeCounts,
   type ApiToken,
@@ -115,6 +116,7 @@ export function presentFinding(f: Finding | FindingListRow) {
     title: f.title,
     message: f.message,
     cwe_id: f.cwe_id,
+    cwe_ids: cweLevels(f.cwe_id),
     cwe_name: f.cwe_name,
     owasp: f.owasp,
     file: f.file,

@@ -1,6 +1,8 @@
 import type { AnalyzerRun, FindingDataflow, TraceStep } from "@ax/contracts";
 import type { Db, Finding, Scan } from "@ax/db";
+import { cweLevels } from "@ax/rules";
 import { ruleKey, rulesMetadata, type RuleMetadata } from "./sarif-rules";
+import { CWE_COMPONENT, cweRelationships, cweTags, cweTaxonomy, type CweTaxonomy } from "./sarif-taxa";
 
 /**
  * SARIF 2.1.0, one run per analyzer, as GitHub code scanning and most IDEs read it: rules
@@ -42,12 +44,23 @@ export function toSarif(scan: Scan, findings: Finding[], metadata: ReadonlyMap<s
     runs: names.map((name) => {
       const own = findings.filter((f) => f.analyzer === name);
       const version = (scan.analyzers as AnalyzerRun[]).find((a) => a.name === name)?.version ?? undefined;
-      const rules = new Map<string, ReturnType<typeof ruleOf>>();
+      const described = new Map<string, RuleMetadata>();
       for (const f of own)
-        if (!rules.has(f.rule_id)) rules.set(f.rule_id, ruleOf(f.rule_id, metadata.get(ruleKey(f.analyzer, f.rule_id)) ?? reportedBy(f)));
-      const ruleIds = [...rules.keys()];
+        if (!described.has(f.rule_id)) described.set(f.rule_id, metadata.get(ruleKey(f.analyzer, f.rule_id)) ?? reportedBy(f));
+      const taxa = cweTaxonomy([...described.values()].map((m) => m.cwe_id));
+      const rules = [...described].map(([id, m]) => ruleOf(id, m, taxa));
+      const ruleIds = [...described.keys()];
       return {
-        tool: { driver: { name, ...(version ? { version } : {}), informationUri: "https://cwe.mitre.org/", rules: [...rules.values()] } },
+        tool: {
+          driver: {
+            name,
+            ...(version ? { version } : {}),
+            informationUri: "https://cwe.mitre.org/",
+            rules,
+            supportedTaxonomies: [{ name: CWE_COMPONENT.name, index: CWE_COMPONENT.index }],
+          },
+        },
+        taxonomies: [taxa.taxonomy],
         automationDetails: { id: `ax/${scan.project_id}/` },
         versionControlProvenance: [
           {
@@ -69,8 +82,9 @@ export function toSarif(scan: Scan, findings: Finding[], metadata: ReadonlyMap<s
   };
 }
 
-function ruleOf(id: string, m: RuleMetadata) {
-  const tags = ["security", ...(m.cwe_id ? [`external/cwe/${m.cwe_id.toLowerCase()}`] : []), ...(m.owasp ? [`owasp/${m.owasp}`] : [])];
+function ruleOf(id: string, m: RuleMetadata, taxa: CweTaxonomy) {
+  const tags = ["security", ...cweTags(m.cwe_id), ...(m.owasp ? [`owasp/${m.owasp}`] : [])];
+  const relationships = cweRelationships(m.cwe_id, taxa);
   return {
     id,
     name: id,
@@ -79,6 +93,7 @@ function ruleOf(id: string, m: RuleMetadata) {
     ...(m.remediation ? { help: { text: m.remediation, markdown: m.remediation } } : {}),
     ...(m.cwe_id ? { helpUri: `https://cwe.mitre.org/data/definitions/${m.cwe_id.replace(/^CWE-/, "")}.html` } : {}),
     ...(m.severity ? { defaultConfiguration: { level: LEVEL[m.severity] ?? "warning" } } : {}),
+    ...(relationships.length > 0 ? { relationships } : {}),
     properties: {
       tags,
       ...(m.severity ? { "security-severity": SECURITY_SEVERITY[m.severity] ?? "5.0" } : {}),
@@ -151,7 +166,7 @@ function resultOf(f: Finding, ruleIndex: number) {
       severity: f.severity,
       confidence: f.confidence,
       ...(f.likelihood ? { likelihood: f.likelihood } : {}),
-      ...(f.cwe_id ? { cwe: f.cwe_id } : {}),
+      ...(f.cwe_id ? { cwe: f.cwe_id, cwe_ids: cweLevels(f.cwe_id) } : {}),
       ...(f.introduced !== null ? { introduced: f.introduced } : {}),
       sources: f.sources.map(({ analyzer, rule_id }) => ({ analyzer, rule_id })),
       ...(f.dataflow

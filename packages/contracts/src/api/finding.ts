@@ -82,6 +82,11 @@ export const FindingView = z.object({
   title: z.string(),
   message: z.string(),
   cwe_id: z.string().nullable(),
+  cwe_ids: z
+    .array(z.string())
+    .describe(
+      "The weakness at both levels: `cwe_id` first, then its direct parents in MITRE's Research Concepts view (CWE-95 with CWE-94, CWE-338 with CWE-330). Empty without a CWE. `?cwe=` matches either level.",
+    ),
   cwe_name: z.string().nullable(),
   owasp: z.string().nullable(),
   file: z.string(),
