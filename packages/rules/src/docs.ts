@@ -1,3 +1,4 @@
+import { renderCoverage } from "./coverage";
 import { loadRules, readYaml, ruleLanguageDir, type RuleMeta } from "./index";
 
 const LANGUAGE_TITLES: Record<string, string> = {
@@ -32,6 +33,7 @@ export function renderRulesMarkdown(rules: RuleMeta[] = loadRules()): string {
     "| --- | ---: | ---: |",
     ...[...byDir].map(([dir, list]) => `| ${LANGUAGE_TITLES[dir] ?? dir} | ${list.length} | ${list.filter(hasFix).length} |`),
     "",
+    ...renderCoverage(rules),
   ];
   for (const [dir, list] of byDir) {
     lines.push(
