@@ -43,6 +43,7 @@ export const CWE_NAMES: Readonly<Record<string, string>> = {
   "CWE-193": "Off-by-one Error",
   "CWE-197": "Numeric Truncation Error",
   "CWE-200": "Exposure of Sensitive Information to an Unauthorized Actor",
+  "CWE-208": "Observable Timing Discrepancy",
   "CWE-209": "Generation of Error Message Containing Sensitive Information",
   "CWE-215": "Insertion of Sensitive Information Into Debugging Code",
   "CWE-242": "Use of Inherently Dangerous Function",
