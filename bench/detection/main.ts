@@ -2,7 +2,7 @@
  * `npm run bench:detection` — measures what the scanner detects on labeled data and writes
  * docs/detection.md and docs/detection.json.
  *
- *   node --import tsx bench/detection/main.ts [--suite java,castle,juliet-c,labeled,peer] [--c-sample N|all]
+ *   node --import tsx bench/detection/main.ts [--suite java,castle,juliet-c,labeled,peer,apps] [--c-sample N|all]
  *        [--cwe 78,89] [--out DIR] [--keep] [--peer-misses FILE]
  *
  * DATASETS_DIR (default <repo>/../shared/datasets) holds the archives; they are unpacked into
@@ -19,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { loadRules, RULE_PACK_VERSION } from "@ax/rules";
 import { CASTLE_FILE, JULIET_C_ARCHIVE, JULIET_JAVA_ARCHIVE, PEER_ARCHIVE, requireDatasets } from "./datasets";
 import { runPeer } from "./peer-suite";
+import { runApps } from "./apps-suite";
 import { runCastle, runJulietC, runJulietJava, type BenchReport } from "./suites";
 import { writeReport } from "./report";
 
@@ -34,7 +35,7 @@ interface Args {
   peerMisses: string | null;
 }
 
-const ALL_SUITES = ["java", "castle", "juliet-c", "labeled", "peer"];
+const ALL_SUITES = ["java", "castle", "juliet-c", "labeled", "peer", "apps"];
 /** Test cases per Juliet C/C++ CWE folder (deterministic sample, see suites.ts). */
 export const DEFAULT_C_SAMPLE = 100;
 
@@ -78,7 +79,7 @@ function parseArgs(argv: string[]): Args {
     else if (a === "--peer-misses") args.peerMisses = resolve(value());
     else if (a === "--help" || a === "-h") {
       process.stdout.write(
-        "usage: bench/detection/main.ts [--suite java,castle,juliet-c,labeled,peer] [--c-sample N|all] [--cwe 78,89] [--out DIR] [--keep] " +
+        "usage: bench/detection/main.ts [--suite java,castle,juliet-c,labeled,peer,apps] [--c-sample N|all] [--cwe 78,89] [--out DIR] [--keep] " +
           "[--peer-misses FILE]\n",
       );
       process.exit(0);
@@ -124,6 +125,7 @@ async function main(): Promise<void> {
     if (args.suites.has("juliet-c")) report.julietC = await runJulietC({ datasets, scratch, sample: args.cSample, cwes: args.cwes, log });
     if (args.suites.has("labeled")) report.labeled = await runLabeled({ scratch, log });
     if (args.suites.has("peer")) report.peer = await runPeer({ datasets, scratch, log, missesOut: args.peerMisses });
+    if (args.suites.has("apps")) report.apps = await runApps({ scratch, log });
   } finally {
     if (!args.keep) await rm(scratch, { recursive: true, force: true, maxRetries: 3 });
     else log(`kept ${scratch}`);

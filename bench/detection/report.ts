@@ -12,6 +12,7 @@ import type { LabeledSuiteResult } from "./labeled-suite";
 import { pct, runsLine, secs, TARGETS } from "./report-format";
 import { cSection, javaSection } from "./report-juliet";
 import { peerConsoleLines, peerSection, peerSummaryLines } from "./peer-report";
+import { appsConsoleLines, appsSection, appsSummaryLines } from "./apps-report";
 
 export { TARGETS } from "./report-format";
 
@@ -185,6 +186,7 @@ function summaryLines(report: BenchReport): string[] {
     );
   }
   if (report.peer) lines.push(...peerSummaryLines(report.peer));
+  if (report.apps) lines.push(...appsSummaryLines(report.apps));
   return lines;
 }
 
@@ -251,6 +253,7 @@ export function renderMarkdown(report: BenchReport): string {
     ...(report.julietC ? cSection(report.julietC) : []),
     ...(report.labeled ? labeledSection(report.labeled) : []),
     ...(report.peer ? peerSection(report.peer) : []),
+    ...(report.apps ? appsSection(report.apps) : []),
   ];
   return `${lines
     .join("\n")
@@ -290,6 +293,7 @@ export async function writeReport(report: BenchReport, outDir: string | null): P
     }
   }
   if (report.peer) lines.push(...peerConsoleLines(report.peer));
+  if (report.apps) lines.push(...appsConsoleLines(report.apps));
   lines.push(`runtime ${secs(report.runtimeMs)}`);
   return `${lines.join("\n")}\n`;
 }

@@ -4,6 +4,7 @@
  * runAnalyzers (scan.ts), and scores the findings.
  */
 import { createHash } from "node:crypto";
+import type { AppResult } from "./apps-suite";
 import { mkdir, readdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join, posix, relative, sep } from "node:path";
 import type { AnalyzerRun } from "@ax/contracts";
@@ -83,6 +84,8 @@ export interface BenchReport {
   labeled?: LabeledSuiteResult[] | null;
   /** Other analyzers' labelled test samples (peer-suite.ts); find-sec-bugs held out. */
   peer?: PeerSuiteResult | null;
+  /** Our small labelled applications (apps-suite.ts). */
+  apps?: AppResult[] | null;
 }
 
 type Log = (message: string) => void;
