@@ -68,6 +68,7 @@ export const CWE_NAMES: Readonly<Record<string, string>> = {
   "CWE-328": "Use of Weak Hash",
   "CWE-329": "Generation of Predictable IV with CBC Mode",
   "CWE-330": "Use of Insufficiently Random Values",
+  "CWE-336": "Same Seed in Pseudo-Random Number Generator (PRNG)",
   "CWE-338": "Use of Cryptographically Weak Pseudo-Random Number Generator (PRNG)",
   "CWE-345": "Insufficient Verification of Data Authenticity",
   "CWE-346": "Origin Validation Error",
