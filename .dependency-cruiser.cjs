@@ -51,6 +51,7 @@ module.exports = {
         "(^|/)coverage/",
         "^packages/rules/rule-tests/",
         "^bench/detection/taint-cases/",
+        "^bench/detection/apps/",
       ],
     },
     tsPreCompilationDeps: true,

@@ -3,7 +3,15 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   {
-    ignores: ["**/node_modules/**", "**/dist/**", "**/coverage/**", ".data/**", "**/fixtures/**", "packages/rules/rule-tests/**"],
+    ignores: [
+      "**/node_modules/**",
+      "**/dist/**",
+      "**/coverage/**",
+      ".data/**",
+      "**/fixtures/**",
+      "packages/rules/rule-tests/**",
+      "bench/detection/apps/**",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
