@@ -45,7 +45,9 @@ describe("labelled applications", () => {
         { file: "app.py", line: 8, cwe: "CWE-79", label: "safe" },
       ];
       await writeFile(join(app, "labels.json"), JSON.stringify(labels));
-      [result] = await runApps({ scratch: join(scratch, "work"), log: () => undefined, dir: join(scratch, "src") });
+      const results = await runApps({ scratch: join(scratch, "work"), log: () => undefined, dir: join(scratch, "src") });
+      expect(results).toHaveLength(1);
+      result = results[0]!;
     }, 120_000);
     afterAll(() => rm(scratch, { recursive: true, force: true }));
 
