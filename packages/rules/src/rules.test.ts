@@ -251,7 +251,7 @@ describe("end-to-end scan", () => {
         "public class Crypto {",
         '  byte[] digest(byte[] d) throws Exception { return MessageDigest.getInstance("SHA-256").digest(d); }',
         '  Cipher cipher() throws Exception { return Cipher.getInstance("AES/GCM/NoPadding"); }',
-        '  void run(String host) throws Exception { new ProcessBuilder("ping", "-c", "1", host).start(); }',
+        '  void run(String host) throws Exception { new ProcessBuilder("/bin/ping", "-c", "1", host).start(); }',
         "}",
         "",
       ].join("\n"),
