@@ -143,6 +143,7 @@ export const CWE_NAMES: Readonly<Record<string, string>> = {
   "CWE-916": "Use of Password Hash With Insufficient Computational Effort",
   "CWE-917": "Improper Neutralization of Special Elements used in an Expression Language Statement ('Expression Language Injection')",
   "CWE-918": "Server-Side Request Forgery (SSRF)",
+  "CWE-927": "Use of Implicit Intent for Sensitive Communication",
   "CWE-942": "Permissive Cross-domain Policy with Untrusted Domains",
   "CWE-943": "Improper Neutralization of Special Elements in Data Query Logic",
   "CWE-1004": "Sensitive Cookie Without 'HttpOnly' Flag",
