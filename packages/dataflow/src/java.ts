@@ -21,8 +21,11 @@ const SPRING_SOURCES = new Set([
   "ModelAttribute",
 ]);
 const MAPPINGS = new Set(["RequestMapping", "GetMapping", "PostMapping", "PutMapping", "DeleteMapping", "PatchMapping"]);
-/** Types Spring binds a plain handler parameter to from the query string or form. */
-const BOUND_TYPES = new Set(["String", "Integer", "Long", "int", "long", "List", "Optional", "String[]"]);
+/**
+ * Types Spring binds a plain handler parameter to from the query string or form, and the raw
+ * request body (`InputStream`, `Reader`), which Spring passes to a plain parameter of those types.
+ */
+const BOUND_TYPES = new Set(["String", "Integer", "Long", "int", "long", "List", "Optional", "String[]", "InputStream", "Reader"]);
 const TYPE_DECLS = new Set(["class_declaration", "interface_declaration", "enum_declaration", "record_declaration"]);
 
 export function lowerJava(file: string, source: string): ModuleIR {
