@@ -311,6 +311,56 @@ export const JAVA_SPEC: LanguageSpec = {
         severity: "MEDIUM",
       },
     ),
+    // HTTP clients that take the URL as a string or URI: Spring's RestTemplate, URI.create, Apache HttpClient requests.
+    sink(
+      "ssrf-client",
+      "CWE-918",
+      "Server-side request forgery",
+      {
+        names: [
+          "getForObject",
+          "getForEntity",
+          "postForObject",
+          "postForEntity",
+          "postForLocation",
+          "exchange",
+          "put",
+          "patchForObject",
+          "headForHeaders",
+        ],
+        receiver: /^(Test)?RestTemplate$|restTemplate$/,
+      },
+      {
+        message: "Untrusted data decides which URL the server requests.",
+        remediation: "Allow only known hosts and schemes; resolve and reject internal addresses.",
+        args: [0],
+        severity: "MEDIUM",
+      },
+    ),
+    sink(
+      "ssrf-request",
+      "CWE-918",
+      "Server-side request forgery",
+      { names: ["HttpGet", "HttpPost", "HttpPut", "HttpDelete", "HttpHead", "HttpPatch"], isNew: true },
+      {
+        message: "Untrusted data decides which URL the server requests.",
+        remediation: "Allow only known hosts and schemes; resolve and reject internal addresses.",
+        args: [0],
+        severity: "MEDIUM",
+      },
+    ),
+    sink(
+      "ssrf-uri",
+      "CWE-918",
+      "Server-side request forgery",
+      { names: ["create"], path: /^URI\.create$/ },
+      {
+        message: "Untrusted data decides which URL the server requests.",
+        remediation: "Allow only known hosts and schemes; resolve and reject internal addresses.",
+        args: [0],
+        severity: "MEDIUM",
+      },
+    ),
     // Java serialization runs gadget chains from the bytes it reads: the stream is the input.
     sink(
       "deserialization",
