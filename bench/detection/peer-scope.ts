@@ -14,6 +14,7 @@ import { peerLanguage, type PeerFinding } from "./peer";
 /** Rule-pack language (as written in the rules) → peer-label languages it covers. */
 const RULE_LANGUAGES: Readonly<Record<string, readonly string[]>> = {
   Java: ["Java"],
+  Kotlin: ["Kotlin"],
   Python: ["Python"],
   Tsx: ["JavaScript", "TypeScript"],
   JavaScript: ["JavaScript"],

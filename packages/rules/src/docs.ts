@@ -9,6 +9,7 @@ const LANGUAGE_TITLES: Record<string, string> = {
   php: "PHP",
   ruby: "Ruby",
   csharp: "C#",
+  kotlin: "Kotlin",
 };
 
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");

@@ -16,6 +16,7 @@ const EXTENSION: Record<string, string> = {
   Php: "php",
   Ruby: "rb",
   CSharp: "cs",
+  Kotlin: "kt",
 };
 
 const bin = astGrepBinary();

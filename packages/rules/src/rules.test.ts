@@ -43,6 +43,7 @@ const LANGUAGE_DIRS: Record<string, { prefix: string; languages: string[] }> = {
   php: { prefix: "php-", languages: ["Php"] },
   ruby: { prefix: "rb-", languages: ["Ruby"] },
   csharp: { prefix: "cs-", languages: ["CSharp"] },
+  kotlin: { prefix: "kt-", languages: ["Kotlin"] },
 };
 
 /** Languages that must each have a substantial rule set. */

@@ -31,6 +31,8 @@ it("maps extensions to languages", async () => {
     "k.cpp": "",
     "l.hpp": "",
     "m.sh": "",
+    "n.kt": "",
+    "o.jsp": "",
     "README.md": "",
   });
   expect([...(await detectLanguages(dir))].sort()).toEqual([
@@ -40,6 +42,8 @@ it("maps extensions to languages", async () => {
     "go",
     "java",
     "javascript",
+    "jsp",
+    "kotlin",
     "php",
     "python",
     "ruby",

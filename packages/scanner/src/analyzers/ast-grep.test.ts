@@ -24,7 +24,7 @@ const analyzer = () => astGrepAnalyzer({ binary, configPath });
 
 it("declares its languages and is cacheable", () => {
   const a = analyzer();
-  expect(a.languages).toEqual(["javascript", "typescript", "python", "java", "go", "php", "ruby", "csharp"]);
+  expect(a.languages).toEqual(["javascript", "typescript", "python", "java", "go", "php", "ruby", "csharp", "kotlin"]);
   expect(a.cacheable).toBe(true);
 });
 

@@ -25,7 +25,7 @@ export interface AstGrepOptions {
 }
 
 /** The languages the rule pack has rules for, as named by the selection. */
-export const AST_GREP_LANGUAGES = ["javascript", "typescript", "python", "java", "go", "php", "ruby", "csharp"] as const;
+export const AST_GREP_LANGUAGES = ["javascript", "typescript", "python", "java", "go", "php", "ruby", "csharp", "kotlin"] as const;
 
 export function astGrepAnalyzer(opts: AstGrepOptions = {}): Analyzer {
   const setup = async (): Promise<{ binary: string; configPath: string; rules: string | null }> => {
@@ -68,6 +68,7 @@ const RULE_DIR: Record<string, string> = {
   php: "php",
   ruby: "ruby",
   csharp: "csharp",
+  kotlin: "kotlin",
 };
 
 /**

@@ -2,7 +2,7 @@ import { defaultAnalyzers } from "./registry";
 
 it("lists the built-in analyzers with their languages and cache policy", () => {
   expect(defaultAnalyzers().map((a) => [a.name, a.languages, a.cacheable])).toEqual([
-    ["ast-grep", ["javascript", "typescript", "python", "java", "go", "php", "ruby", "csharp"], true],
+    ["ast-grep", ["javascript", "typescript", "python", "java", "go", "php", "ruby", "csharp", "kotlin"], true],
     ["dataflow", ["java", "python", "javascript", "typescript"], false],
     ["bandit", ["python"], true],
     ["cppcheck", ["c", "cpp"], false],

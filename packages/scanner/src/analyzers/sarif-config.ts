@@ -6,7 +6,21 @@
 import { z } from "zod";
 
 /** Language names of the selection (selection.ts / languages.ts). */
-export const KNOWN_LANGUAGES = ["javascript", "typescript", "python", "java", "go", "php", "ruby", "csharp", "c", "cpp", "shell"] as const;
+export const KNOWN_LANGUAGES = [
+  "javascript",
+  "typescript",
+  "python",
+  "java",
+  "go",
+  "php",
+  "ruby",
+  "csharp",
+  "kotlin",
+  "jsp",
+  "c",
+  "cpp",
+  "shell",
+] as const;
 /** Names the built-in analyzers use; a SARIF tool may not take one. */
 const RESERVED_NAMES = ["ast-grep", "bandit", "flawfinder", "cppcheck", "shellcheck", "secrets"];
 
