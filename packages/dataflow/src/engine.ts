@@ -259,7 +259,8 @@ function toTrace(h: Hit, opts: EngineOptions, entry?: FnRef): TaintTrace {
   const origin = h.fact.origin.kind === "source" ? h.fact.origin : null;
   const sourceKind = origin?.sourceKind ?? "remote";
   const spec = opts.specs.get(languageOfRule(h.rule.id));
-  const confidence: Level = spec?.confidence?.[sourceKind] ?? (sourceKind === "remote" ? "HIGH" : "MEDIUM");
+  const bySource: Level = spec?.confidence?.[sourceKind] ?? (sourceKind === "remote" ? "HIGH" : "MEDIUM");
+  const confidence = h.rule.confidence && LEVEL_RANK[h.rule.confidence] < LEVEL_RANK[bySource] ? h.rule.confidence : bySource;
   const line = opts.lines(h.file)[h.loc.line - 1] ?? "";
   const first = h.steps[0];
   const where = `line ${first?.line ?? h.loc.line}${first && first.file !== h.file ? ` of ${first.file}` : ""}`;
@@ -286,6 +287,8 @@ function toTrace(h: Hit, opts: EngineOptions, entry?: FnRef): TaintTrace {
     dataflow: { status: "confirmed", source_kind: sourceKind, trace: [...h.steps] },
   };
 }
+
+const LEVEL_RANK: Record<Level, number> = { LOW: 0, MEDIUM: 1, HIGH: 2 };
 
 function languageOfRule(id: string): string {
   if (id.startsWith("java-")) return "java";

@@ -374,14 +374,36 @@ export abstract class CallInterpreter {
         if (!fact.clean.has(rule.cwe)) this.report(fact, rule, this.module.file, e.loc, [this.step(e.loc, "sink", rule.title)]);
   }
 
-  protected checkFieldSink(name: string, value: Value, loc: Loc): void {
+  /**
+   * An assignment to a field (`name`) or, with `key`, by index on `object`: the rules of the
+   * field, or of the object, decide whether it is a sink (`el.innerHTML = x`, `ctx.body = x`,
+   * `session[k] = v`, where the key is dangerous too).
+   */
+  protected checkFieldSink(name: string | null, object: Expr, value: Value, loc: Loc, key?: Value, valueExpr?: Expr): void {
+    let paths: string[] | undefined;
     for (const rule of this.spec.fieldSinks ?? []) {
-      if (!rule.field.test(name)) continue;
-      const asSink: SinkRule = { ...rule, call: { names: [name] } };
-      this.s.onSite?.({ file: this.module.file, loc, rule: asSink }, [value], []);
-      for (const fact of value.facts)
-        if (!fact.clean.has(rule.cwe)) this.report(fact, asSink, this.module.file, loc, [this.step(loc, "sink", rule.title)]);
+      if (name === null ? !rule.index : !rule.field.test(name)) continue;
+      if (rule.notLiteral && (valueExpr?.k === "object" || valueExpr?.k === "array")) continue;
+      if (rule.object) {
+        paths ??= this.objectPaths(object);
+        if (!paths.some((p) => rule.object!.test(p))) continue;
+      }
+      const values = key ? [key, value] : [value];
+      const asSink: SinkRule = { ...rule, call: { names: [name ?? "[]"] } };
+      this.s.onSite?.({ file: this.module.file, loc, rule: asSink }, values, []);
+      for (const v of values)
+        for (const fact of v.facts)
+          if (!fact.clean.has(rule.cwe)) this.report(fact, asSink, this.module.file, loc, [this.step(loc, "sink", rule.title)]);
     }
+  }
+
+  /** An assigned object's dotted path as written, and with its first name resolved through the imports (`flask.session`). */
+  private objectPaths(object: Expr): string[] {
+    const written = chainPath(object);
+    if (!written) return [];
+    const [head, ...rest] = written.split(".");
+    const imported = head ? importOf(this.module, head) : undefined;
+    return imported ? [written, [imported, ...rest].join(".")] : [written];
   }
 
   protected report(fact: Fact, rule: SinkRule, file: string, loc: Loc, tail: readonly TraceStep[]): void {

@@ -71,6 +71,7 @@ export class FunctionInterpreter extends ClosureInterpreter {
           env,
           st.loc,
           st.decl === true,
+          st.value,
         );
         return env;
       case "declare":
@@ -193,7 +194,7 @@ export class FunctionInterpreter extends ClosureInterpreter {
     return out;
   }
 
-  private assign(target: LValue, value: Value, env: Env, loc: Loc, decl: boolean): void {
+  private assign(target: LValue, value: Value, env: Env, loc: Loc, decl: boolean, valueExpr?: Expr): void {
     switch (target.k) {
       case "var": {
         const v = value.facts.length
@@ -212,7 +213,7 @@ export class FunctionInterpreter extends ClosureInterpreter {
       case "field": {
         const owner = this.fieldOwner(target.object, env);
         const facts = withStep(value.facts, this.step(loc, "step", `stored in field \`${target.name}\``));
-        this.checkFieldSink(target.name, value, loc);
+        this.checkFieldSink(target.name, target.object, value, loc, undefined, valueExpr);
         if (owner) {
           this.writeField(this.s.program.isField(owner, target.name) ?? `${owner}.${target.name}`, { ...value, facts }, env);
           return;
@@ -221,7 +222,9 @@ export class FunctionInterpreter extends ClosureInterpreter {
         return;
       }
       case "index": {
-        const key = this.expr(target.index, env).konst;
+        const index = this.expr(target.index, env);
+        this.checkFieldSink(null, target.object, value, loc, index, valueExpr);
+        const key = index.konst;
         const list = target.object.k === "var" ? env.get(target.object.name) : undefined;
         const inside = typeof key?.v === "number" && Number.isInteger(key.v) && key.v >= 0 && key.v < (list?.len ?? 0);
         if (target.object.k === "var" && list?.len !== undefined && !inside) env.set(target.object.name, degrade(list));
@@ -370,6 +373,8 @@ export class FunctionInterpreter extends ClosureInterpreter {
     const obj = this.expr(e.object, env);
     const keyed = obj.keys?.get(e.name);
     if (keyed) return withLoose({ facts: keyed.facts, ...(keyed.konst ? { konst: keyed.konst } : {}) }, obj.loose);
+    // Server-side state hung on the request (`req.session`): not what the client sent.
+    if (e.path && this.spec.serverState?.test(e.path)) return { facts: obj.facts.filter((f) => f.origin.kind !== "source") };
     return { facts: obj.facts };
   }
 

@@ -3,12 +3,38 @@
  * request binding, JDBC/JPA, java.io/nio, JNDI/LDAP, javax.xml.xpath, reflection.
  */
 import { JAVA_CONFIG_SINKS, JAVA_STATES } from "./config-states";
+import { RESPONSE_BODY } from "./java-routes";
 import type { LanguageSpec, SinkRule } from "./spec";
 
 const REQUEST = /^(request|req|httpRequest|servletRequest|HttpServletRequest|ServletRequest)$/i;
 // The response's own writer; a PrintWriter over a file or a StringWriter is not a page.
 const WRITER = /getWriter\(\)|getOutputStream\(\)|^(ServletOutputStream|JspWriter)$/;
 const SESSION = /session|getSession\(|^HttpSession$/i;
+/** A Path made by `Paths.get(…)`/`Path.of(…)` itself (not `Paths.get(base).resolve(name)`): that call is the path sink. */
+const MADE_BY_PATHS_GET = /^(java\.nio\.file\.)?(Paths\.get|Path\.of)\(([^()]|\([^()]*\))*\)$/;
+/** java.nio.file.Files calls whose first argument is the file (or directory) they act on. */
+const NIO_FILE_CALLS = [
+  "newInputStream",
+  "newOutputStream",
+  "newBufferedReader",
+  "newBufferedWriter",
+  "newByteChannel",
+  "readAllBytes",
+  "readAllLines",
+  "readString",
+  "lines",
+  "write",
+  "writeString",
+  "delete",
+  "deleteIfExists",
+  "createFile",
+  "createDirectory",
+  "createDirectories",
+  "list",
+  "walk",
+  "newDirectoryStream",
+  "setPosixFilePermissions",
+];
 
 function sink(
   id: string,
@@ -168,6 +194,48 @@ export const JAVA_SPEC: LanguageSpec = {
         message: "Untrusted data is used as a file path.",
         remediation: "Resolve the path against a fixed base directory, normalise it and check that it stays inside.",
         args: "all",
+      },
+    ),
+    // java.nio.file.Files: the path it reads, writes, lists or deletes (a Path from `Paths.get`, `Path.of` or `base.resolve(name)`).
+    sink(
+      "path-files",
+      "CWE-22",
+      "Path traversal",
+      { names: NIO_FILE_CALLS, path: /^Files\.\w+$/ },
+      {
+        message: "Untrusted data is used as a file path.",
+        remediation: "Resolve the path against a fixed base directory, normalise it and check that it stays inside.",
+        args: [0],
+        unless: { arg: 0, text: MADE_BY_PATHS_GET },
+      },
+    ),
+    // `Files.copy(in, target)` and `Files.move(source, target)`: the target (the source of a copy may be a stream of input).
+    sink(
+      "path-files",
+      "CWE-22",
+      "Path traversal",
+      { names: ["copy", "move", "createLink", "createSymbolicLink"], path: /^Files\.(copy|move|createLink|createSymbolicLink)$/ },
+      {
+        message: "Untrusted data is used as a file path.",
+        remediation: "Resolve the path against a fixed base directory, normalise it and check that it stays inside.",
+        args: [1],
+        unless: { arg: 1, text: MADE_BY_PATHS_GET },
+      },
+    ),
+    // What a Spring `@ResponseBody`/`@RestController` handler or a JAX-RS resource method returns as HTML
+    // (java-routes.ts lowers each such return as this call).
+    sink(
+      "xss-response-body",
+      "CWE-79",
+      "Cross-site scripting",
+      { names: [RESPONSE_BODY], path: /^@ResponseBody$/ },
+      {
+        message: "Untrusted data is returned as the body of an HTML response without encoding.",
+        remediation:
+          "Encode for HTML (`HtmlUtils.htmlEscape`, OWASP Java Encoder `Encode.forHtml`), render through an escaping template, or declare a non-HTML " +
+          "type (`produces = MediaType.APPLICATION_JSON_VALUE`, `@Produces(MediaType.APPLICATION_JSON)`).",
+        args: [0],
+        severity: "MEDIUM",
       },
     ),
     sink(

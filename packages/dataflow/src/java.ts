@@ -9,6 +9,7 @@ import { kindOf, locOf, namedChildren, unknown } from "./lower-util";
 import { JavaExprLowering, simpleType } from "./java-expr";
 import { typeName } from "./class-index";
 import { parseSource } from "./parser";
+import { classRouting, markResponseBody, type ClassRouting } from "./java-routes";
 
 const SPRING_SOURCES = new Set([
   "RequestParam",
@@ -20,6 +21,8 @@ const SPRING_SOURCES = new Set([
   "MatrixVariable",
   "ModelAttribute",
 ]);
+/** JAX-RS request-binding annotations. */
+const JAXRS_SOURCES = new Set(["QueryParam", "PathParam", "FormParam", "HeaderParam", "CookieParam", "MatrixParam", "BeanParam"]);
 const MAPPINGS = new Set(["RequestMapping", "GetMapping", "PostMapping", "PutMapping", "DeleteMapping", "PatchMapping"]);
 /**
  * Types Spring binds a plain handler parameter to from the query string or form, and the raw
@@ -44,6 +47,7 @@ class JavaLowering extends JavaExprLowering {
   classes: ClassIR[] = [];
   imports: Record<string, string> = {};
   pkg: string | null = null;
+  private routing: ClassRouting | undefined;
 
   addImport(node: SgNode): void {
     const text = node
@@ -71,9 +75,12 @@ class JavaLowering extends JavaExprLowering {
       fields: [],
     };
     this.classes.push(cls);
+    const outerRouting = this.routing;
+    this.routing = classRouting(node);
     const body = node.field("body");
     for (const member of body ? namedChildren(body) : []) this.member(member, cls);
     this.cls = outer;
+    this.routing = outerRouting;
   }
 
   private member(member: SgNode, cls: ClassIR): void {
@@ -111,6 +118,7 @@ class JavaLowering extends JavaExprLowering {
         isConstructor: kind !== "method_declaration",
         ...(params.sources.length ? { sourceParams: params.sources } : {}),
       });
+      if (kind === "method_declaration") markResponseBody(this.functions.at(-1)!, member, this.routing);
     } else if (kind === "static_initializer" || kind === "block") {
       const block = kind === "block" ? member : namedChildren(member).find((c) => kindOf(c) === "block");
       if (block)
@@ -140,9 +148,13 @@ class JavaLowering extends JavaExprLowering {
       const annotation = (mods ? namedChildren(mods) : [])
         .filter((a) => kindOf(a) === "marker_annotation" || kindOf(a) === "annotation")
         .map((a) => a.field("name")?.text() ?? "")
-        .find((n) => SPRING_SOURCES.has(n));
+        .find((n) => SPRING_SOURCES.has(n) || JAXRS_SOURCES.has(n));
       const plain = (mods ? namedChildren(mods) : []).every((a) => kindOf(a) !== "marker_annotation" && kindOf(a) !== "annotation");
-      if (annotation) sources.push({ index: params.length, label: `Spring @${annotation} parameter \`${name}\`` });
+      if (annotation)
+        sources.push({
+          index: params.length,
+          label: `${JAXRS_SOURCES.has(annotation) ? "JAX-RS" : "Spring"} @${annotation} parameter \`${name}\``,
+        });
       else if (mapped && plain && type && BOUND_TYPES.has(simpleType(type)))
         sources.push({ index: params.length, label: `Spring request parameter \`${name}\`` });
       params.push({ name, ...(type ? { type: simpleType(type) } : {}) });

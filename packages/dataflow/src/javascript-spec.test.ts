@@ -155,7 +155,7 @@ describe("JAVASCRIPT_SPEC: matching", () => {
     expect(ctor("Function")).toEqual(["CWE-95"]);
     expect(ctor("RegExp")).toEqual(["CWE-1333"]);
     expect(ctor("Date")).toEqual([]);
-    const field = (name: string) => JAVASCRIPT_SPEC.fieldSinks?.find((f) => f.field.test(name))?.cwe;
+    const field = (name: string) => JAVASCRIPT_SPEC.fieldSinks?.find((f) => !f.object && f.field.test(name))?.cwe;
     expect(field("innerHTML")).toBe("CWE-79");
     expect(field("outerHTML")).toBe("CWE-79");
     expect(field("textContent")).toBeUndefined();

@@ -5,6 +5,7 @@
  * (`node:` stripped), so `import { exec as run } from "node:child_process"` still matches.
  */
 import { JAVASCRIPT_CONFIG_SINKS } from "./config-states";
+import { JAVASCRIPT_APP_FIELD_SINKS, JAVASCRIPT_APP_SINKS, JAVASCRIPT_APP_SOURCES, JAVASCRIPT_SERVER_STATE } from "./javascript-app-sinks";
 import type { LanguageSpec, SinkRule } from "./spec";
 
 /** Express/Fastify/Next.js request objects. */
@@ -150,6 +151,7 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
     { id: "js-window-name", field: /^window\.name$/, kind: "remote", label: "window.name" },
     { id: "js-env", field: /^process\.env\b/, kind: "local", label: "environment variable" },
     { id: "js-argv", field: /^process\.argv\b/, kind: "local", label: "command-line argument" },
+    ...JAVASCRIPT_APP_SOURCES,
     // File contents (`fs.readFileSync`) are deliberately not a source: a call matching a source
     // is never checked as a sink, and the same calls are the main path-traversal sinks.
   ],
@@ -349,7 +351,10 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
       "xpath",
       "CWE-643",
       "XPath injection",
-      { names: ["select", "select1", "evaluate"], path: /^(xpath|xpath\.js)\.(select|select1|evaluate)$|^(window\.)?document\.evaluate$/ },
+      {
+        names: ["select", "select1", "evaluate", "parse"],
+        path: /^(xpath|xpath\.js)\.(select|select1|evaluate|parse)$|^(window\.)?document\.evaluate$/,
+      },
       {
         message: "Untrusted data is built into an XPath expression.",
         remediation:
@@ -384,11 +389,13 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
       },
     ),
     ...JAVASCRIPT_CONFIG_SINKS,
+    ...JAVASCRIPT_APP_SINKS,
   ],
   fieldSinks: [
     { id: "js-taint-xss-html", field: /^(innerHTML|outerHTML)$/, cwe: "CWE-79", title: "Cross-site scripting", ...XSS, severity: "HIGH" },
     // `window.location = x` / `document.location = x`; `.href` is left out: too many unrelated objects have one.
     { id: "js-taint-redirect-field", field: /^location$/, cwe: "CWE-601", title: "Open redirect", ...REDIRECT, severity: "MEDIUM" },
+    ...JAVASCRIPT_APP_FIELD_SINKS,
   ],
   sanitizers: [
     {
@@ -460,6 +467,7 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
       cwes: ["CWE-943"],
     },
   ],
+  serverState: JAVASCRIPT_SERVER_STATE,
   mutators: ["push", "unshift", "splice", "set", "add", "append", "write"],
   confidence: { remote: "HIGH", local: "MEDIUM" },
 };

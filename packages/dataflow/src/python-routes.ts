@@ -112,10 +112,13 @@ function isDjangoView(ctx: RouteContext, first: number): boolean {
  */
 export function flaskViewReturns(fn: FunctionIR, decorators: SgNode[], imports: ReadonlyMap<string, string>): void {
   if (routeFramework(decorators, imports) !== "flask") return;
+  const strings = stringLocals(fn.body);
   const visit = (stmts: Stmt[]): void => {
     for (const [i, st] of stmts.entries()) {
       if (st.k === "return" && st.value?.k === "array" && st.value.items.length >= 2 && st.value.items.length <= 3)
         stmts[i] = { ...st, value: viewResponse(st.value.items, st.value.loc) };
+      else if (st.k === "return" && st.value && isString(st.value, strings))
+        stmts[i] = { ...st, value: viewResponse([st.value], st.value.loc) };
       else if (st.k === "if") [st.then, st.else].forEach(visit);
       else if (st.k === "loop" || st.k === "block") visit(st.body);
       else if (st.k === "switch") st.cases.forEach((c) => visit(c.body));
@@ -123,6 +126,55 @@ export function flaskViewReturns(fn: FunctionIR, decorators: SgNode[], imports: 
     }
   };
   visit(fn.body);
+}
+
+/**
+ * A returned value that is a string, so Flask sends it as an HTML page: a literal, an f-string,
+ * `%`-formatting, a concatenation or `.format()`/`.join()` of one, a request value, or a local
+ * only ever assigned such values. Anything else (a `Response`, `redirect(…)`, a rendered
+ * template, an unknown call) is left as it is.
+ */
+function isString(e: Expr, locals: ReadonlySet<string>): boolean {
+  switch (e.k) {
+    case "const":
+      return typeof e.value === "string";
+    case "template":
+      return true;
+    case "binary":
+      return (e.op === "+" || e.op === "%") && (isString(e.left, locals) || isString(e.right, locals));
+    case "var":
+      return locals.has(e.name);
+    case "field":
+      return REQUEST_VALUE.test(e.path ?? "");
+    case "index":
+      return REQUEST_VALUE.test(e.object.k === "field" ? (e.object.path ?? "") : "");
+    case "call":
+      if ((e.callee === "format" || e.callee === "join") && e.receiver?.k === "const") return true;
+      return e.path !== undefined && REQUEST_VALUE.test(e.path) && /^(get|getlist)$/.test(e.callee);
+    default:
+      return false;
+  }
+}
+
+const REQUEST_VALUE = /^(flask\.)?request\.(args|form|values|cookies|headers|view_args)\b/;
+
+/** Locals every assignment of which (in the whole function) is a string in the sense of `isString`. */
+function stringLocals(body: Stmt[]): Set<string> {
+  const assigned = new Map<string, Expr[]>();
+  const visit = (stmts: Stmt[]): void => {
+    for (const st of stmts) {
+      if (st.k === "assign" && st.target.k === "var") assigned.set(st.target.name, [...(assigned.get(st.target.name) ?? []), st.value]);
+      else if (st.k === "if") [st.then, st.else].forEach(visit);
+      else if (st.k === "loop" || st.k === "block") visit(st.body);
+      else if (st.k === "switch") st.cases.forEach((c) => visit(c.body));
+      else if (st.k === "try") [st.body, st.finally, ...st.handlers.map((h) => h.body)].forEach(visit);
+    }
+  };
+  visit(body);
+  const out = new Set<string>();
+  // Two passes: `html = "<p>" + name` where `name = request.args.get("name")`.
+  for (let pass = 0; pass < 2; pass++) for (const [name, values] of assigned) if (values.every((v) => isString(v, out))) out.add(name);
+  return out;
 }
 
 function viewResponse(items: Expr[], loc: Extract<Expr, { k: "array" }>["loc"]): Expr {

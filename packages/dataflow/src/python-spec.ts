@@ -8,6 +8,7 @@
  * while the field `request.args` keeps its written path: patterns accept both spellings.
  */
 import { PYTHON_STATES } from "./config-states";
+import { PYTHON_APP_SINKS, PYTHON_FIELD_SINKS } from "./python-app-sinks";
 import { PYTHON_SINKS } from "./python-sinks";
 import type { LanguageSpec } from "./spec";
 
@@ -103,7 +104,8 @@ export const PYTHON_SPEC: LanguageSpec = {
       label: "file contents",
     },
   ],
-  sinks: PYTHON_SINKS,
+  sinks: [...PYTHON_SINKS, ...PYTHON_APP_SINKS],
+  fieldSinks: PYTHON_FIELD_SINKS,
   states: PYTHON_STATES,
   sanitizers: [
     {

@@ -42,6 +42,8 @@ export interface SourceRule {
 export interface SinkRule {
   id: string;
   call: CallPattern;
+  /** At most this confidence for its findings (a sink that is dangerous only in some uses, such as template data). */
+  confidence?: Level;
   /**
    * Which arguments are dangerous when tainted: indexes (0-based), "all", or keyword names
    * (Python). Default [0].
@@ -59,6 +61,8 @@ export interface SinkRule {
    * libxmljs `parseXml(x, { noent: true })`, PyYAML `load(x, Loader=yaml.Loader)`.
    */
   when?: ArgTest;
+  /** Not a sink when this holds (`Files.readAllBytes(Paths.get(x))`: the `Paths.get` sink reports that path already). */
+  unless?: ArgTest;
   /**
    * Only a sink when an object of the call is configured unsafely (typestate.ts): the receiver
    * (`db.parse(x)` on a DocumentBuilder from a factory without the DOCTYPE feature) or an argument
@@ -77,6 +81,18 @@ export interface FieldSinkRule {
   id: string;
   /** Regex on the assigned field's name (`^(innerHTML|outerHTML)$`). */
   field: RegExp;
+  /**
+   * Regex on the assigned object's dotted path, as written or through its import
+   * (`^ctx$` for Koa's `ctx.body = x`, `^(flask\.)?session$`); any object when unset.
+   */
+  object?: RegExp;
+  /**
+   * Also an assignment by index on such an object (`session[key] = value`): the key as well as
+   * the value is dangerous. Needs `object`.
+   */
+  index?: boolean;
+  /** Not when the assigned value is an object or array literal (sent as JSON, not as markup). */
+  notLiteral?: boolean;
   cwe: string;
   title: string;
   message: string;
@@ -132,6 +148,8 @@ export interface LanguageSpec {
    * `map.put(k, x)`, `out.writeObject(x)`): a tainted argument taints the receiver.
    */
   mutators: readonly string[];
+  /** Field paths on a request object that hold server-side state, not input (`req.session`): reading them is not a source. */
+  serverState?: RegExp;
   /** Configuration states of objects (XML parsers, YAML loaders, template environments). */
   states?: readonly StateRule[];
   /** Confidence of a finding by source kind. */

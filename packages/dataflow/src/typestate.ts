@@ -35,8 +35,21 @@ function texts(expr: Expr | undefined, value: Value | undefined): string[] {
     value?.cls,
     value?.via,
     value?.konst && value.konst.v !== null ? String(value.konst.v) : undefined,
+    argvText(value),
   ];
   return out.filter((t): t is string => t !== undefined);
+}
+
+/** A list with known leading constants, as `argv:sh -c` (an argument vector's program and its first options). */
+function argvText(value: Value | undefined): string | undefined {
+  if (value?.len === undefined || !value.keys) return undefined;
+  const lead: string[] = [];
+  for (let i = 0; i < value.len; i++) {
+    const k = value.keys.get(String(i))?.konst;
+    if (!k || typeof k.v !== "string") break;
+    lead.push(k.v);
+  }
+  return lead.length ? `argv:${lead.join(" ")}` : undefined;
 }
 
 export function argHolds(c: CallParts, t: ArgTest): boolean {
@@ -58,6 +71,7 @@ export function argHolds(c: CallParts, t: ArgTest): boolean {
 /** Whether a matched sink rule applies: its own options and the state of the object it needs. */
 export function sinkApplies(rule: SinkRule, c: CallParts): boolean {
   if (rule.when && !argHolds(c, rule.when)) return false;
+  if (rule.unless && argHolds(c, rule.unless)) return false;
   const need = rule.state;
   if (!need) return true;
   const holders = need.at === "receiver" ? [c.receiver] : need.at.map((a) => argAt(c, a).value);

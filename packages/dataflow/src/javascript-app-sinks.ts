@@ -1,0 +1,146 @@
+/**
+ * JavaScript/TypeScript sinks and sources beyond the core table (javascript-spec.ts): loading
+ * modules by name (`require`, `import()`), vm2, headless browsers (Puppeteer, Playwright), Expat
+ * entity expansion (node-expat, xml2json), template data (`res.render`), Koa's `ctx.body`,
+ * session writes (trust boundary), and archive entry names (zip slip).
+ */
+import type { FieldSinkRule, SinkRule, SourceRule } from "./spec";
+
+type Extra = Partial<SinkRule> & { message: string; remediation: string };
+
+function sink(id: string, cwe: string, title: string, call: SinkRule["call"], extra: Extra): SinkRule {
+  return { id: `js-taint-${id}`, cwe, title, call, severity: "HIGH", ...extra };
+}
+
+const LOAD: Extra = {
+  message: "Untrusted data chooses a module to load, which runs its code.",
+  remediation:
+    'Load only modules from a fixed map of names (`const exporters = { csv: require("./csv") }`); never pass input to require or import().',
+  severity: "CRITICAL",
+};
+const CODE: Extra = {
+  message: "Untrusted data is evaluated as JavaScript code.",
+  remediation: "Never evaluate input as code; pass data to fixed code (a function and its arguments) instead.",
+};
+const SSRF: Extra = {
+  message: "Untrusted data decides which URL the server's headless browser opens.",
+  remediation: "Open only URLs on fixed hosts; validate input against an allowlist of hosts and schemes and block internal addresses.",
+};
+const XSS = {
+  message: "Untrusted data is written into HTML without encoding.",
+  remediation: "Encode for the HTML context (a template engine that escapes by default, `escape-html`, `he.encode`), or send JSON.",
+};
+const ENTITY_EXPANSION: Extra = {
+  message: "Untrusted XML is parsed by a parser that expands entities (billion laughs).",
+  remediation: "Reject documents with a DOCTYPE before parsing, or use a parser that does not expand entities; limit the input size.",
+  severity: "MEDIUM",
+};
+const TRUST_BOUNDARY = {
+  message: "Untrusted data is stored in the session next to trusted data.",
+  remediation: "Validate the data before storing it in the session, and never let input choose the key.",
+};
+/** Puppeteer/Playwright pages: `page`, `this.page`, `(await browser.newPage())`. */
+const BROWSER_PAGE = /(^|\.)page$|newPage\(/;
+
+export const JAVASCRIPT_APP_SOURCES: SourceRule[] = [
+  // The names an archive gives its entries (adm-zip `entryName`, yauzl `entry.fileName`, `zipEntry.path`): `../` in them
+  // writes outside the extraction directory (zip slip). A bare `entry.path`/`entry.name` is left out: fs.Dirent and
+  // fast-glob entries are named so too.
+  {
+    id: "js-archive-entry",
+    field: /\.entryName$|^(entry|zipEntry|zipentry)\.fileName$|^(zipEntry|tarEntry|archiveEntry)\.(path|name)$/,
+    kind: "remote",
+    label: "archive entry name",
+  },
+];
+
+export const JAVASCRIPT_APP_SINKS: SinkRule[] = [
+  // Loading a module whose name comes from input runs whatever file it names.
+  sink("code-require", "CWE-94", "Code injection", { names: ["require"], path: /^require$/ }, LOAD),
+  sink("code-import", "CWE-94", "Code injection", { names: ["import"] }, LOAD),
+  // vm2: `new VM().run(code)`, `new NodeVM().run(code)`; its sandbox has been escaped repeatedly.
+  sink(
+    "code-vm2",
+    "CWE-95",
+    "Code injection",
+    { names: ["run"], receiver: /^(VM|NodeVM)$|^new (vm2\.)?(Node)?VM\(/ },
+    { ...CODE, severity: "CRITICAL" },
+  ),
+  // Headless browsers run on the server, next to its network and files.
+  sink("ssrf-browser", "CWE-918", "Server-side request forgery", { names: ["goto"], receiver: BROWSER_PAGE }, SSRF),
+  sink(
+    "ssrf-browser-content",
+    "CWE-918",
+    "Server-side request forgery",
+    { names: ["setContent"], receiver: BROWSER_PAGE },
+    {
+      message: "Untrusted HTML is rendered by a headless browser on the server, where it can load internal URLs and files.",
+      remediation: "Render only HTML built from escaped values, and block the page's requests to internal hosts and `file:`.",
+    },
+  ),
+  // `page.evaluate(fn, arg)`: the code, not the data handed to it.
+  sink(
+    "code-browser",
+    "CWE-95",
+    "Code injection",
+    { names: ["evaluate", "evaluateHandle", "addScriptTag", "$eval", "$$eval"], receiver: BROWSER_PAGE },
+    { ...CODE, args: [0] },
+  ),
+  // Expat (node-expat, and xml2json over it) expands the document's internal entities: nested ones grow without bound.
+  sink(
+    "xml-entity-expansion",
+    "CWE-776",
+    "XML entity expansion",
+    { names: ["parse", "write"], receiver: /^new (node-expat|expat)\.Parser\(|^(node-expat|expat)\.Parser$/ },
+    ENTITY_EXPANSION,
+  ),
+  sink(
+    "xml-entity-expansion-xml2json",
+    "CWE-776",
+    "XML entity expansion",
+    { names: ["toJson"], path: /^xml2json\.toJson$/ },
+    ENTITY_EXPANSION,
+  ),
+  // `res.render(view, locals)`: escaped by the engine unless the template prints raw (`<%- %>`, `{{{ }}}`, `!{}`): a hint only.
+  sink(
+    "xss-render",
+    "CWE-79",
+    "Cross-site scripting (template data)",
+    { names: ["render"], receiver: /^(res|response)$/ },
+    {
+      message: "Untrusted data is passed to a server-side template; it is cross-site scripting where the template prints it unescaped.",
+      remediation: "Print it with the engine's escaping form (`<%= %>`, `{{ }}`, `#{}`), or escape it before rendering.",
+      severity: "MEDIUM",
+      confidence: "LOW",
+      args: [1],
+    },
+  ),
+];
+
+export const JAVASCRIPT_APP_FIELD_SINKS: FieldSinkRule[] = [
+  // Koa sends a string body as HTML when it starts with `<` (and as text otherwise); an object literal is sent as JSON.
+  {
+    id: "js-taint-xss-koa-body",
+    field: /^body$/,
+    object: /^(this\.)?ctx(\.response)?$/,
+    notLiteral: true,
+    cwe: "CWE-79",
+    title: "Cross-site scripting",
+    ...XSS,
+    severity: "HIGH",
+  },
+  // Express sessions (express-session, cookie-session): `req.session.user = x`, `req.session[key] = x`.
+  {
+    id: "js-taint-trust-boundary",
+    field: /^\w+$/,
+    object: /^(req|request)\.session$/,
+    index: true,
+    cwe: "CWE-501",
+    title: "Trust boundary violation",
+    ...TRUST_BOUNDARY,
+    severity: "MEDIUM",
+  },
+];
+
+/** Server-side state hung on the request: reading it is not reading input. */
+export const JAVASCRIPT_SERVER_STATE = /^(req|request)\.session$/;
