@@ -5,7 +5,7 @@
  * → CWE-79, CWE-23/36 → CWE-22, CWE-259/321 → CWE-798. Only the edges below are used, so the
  * report can print exactly which CWEs were accepted for each row.
  */
-import { CWE_NAMES } from "@ax/rules";
+import { CWE_NAMES, cweChildren, cweParents } from "@ax/rules";
 
 /** Direct ChildOf edges (child → parents), CWE-1000 view, for the CWEs the benchmarks label. */
 export const CHILD_OF: Readonly<Record<number, readonly number[]>> = {
@@ -77,17 +77,30 @@ export const CHILD_OF: Readonly<Record<number, readonly number[]>> = {
   1004: [732],
 };
 
+/**
+ * Direct parents: the table above for the CWEs it lists, MITRE's view 1000 (the generated
+ * packages/rules/cwe-parents.json the product uses for `cwe_ids`) for any other, so that a CWE the
+ * benchmarks newly label (CWE-297, CWE-1240, …) relates to its family as MITRE says.
+ */
+const numbers = (ids: readonly string[]): number[] => ids.map((id) => Number(id.replace(/^CWE-/, "")));
+const parentsOf = (cwe: number): readonly number[] => CHILD_OF[cwe] ?? numbers(cweParents(`CWE-${cwe}`));
+
 const CHILDREN: Map<number, number[]> = (() => {
   const map = new Map<number, number[]>();
-  for (const [child, parents] of Object.entries(CHILD_OF)) {
+  for (const [child, parents] of Object.entries(CHILD_OF))
     for (const parent of parents) map.set(parent, [...(map.get(parent) ?? []), Number(child)]);
-  }
   return map;
 })();
 
+/** Direct children: the table's, and MITRE's for children the table does not list. */
+const childrenOf = (cwe: number): number[] => [
+  ...(CHILDREN.get(cwe) ?? []),
+  ...numbers(cweChildren(`CWE-${cwe}`)).filter((c) => !(c in CHILD_OF)),
+];
+
 /** The CWEs whose findings count for a test case labeled `cwe`: itself, direct parents, direct children. */
 export function acceptedCwes(cwe: number): number[] {
-  return [...new Set([cwe, ...(CHILD_OF[cwe] ?? []), ...(CHILDREN.get(cwe) ?? [])])].sort((a, b) => a - b);
+  return [...new Set([cwe, ...parentsOf(cwe), ...childrenOf(cwe)])].sort((a, b) => a - b);
 }
 
 /**
@@ -96,7 +109,7 @@ export function acceptedCwes(cwe: number): number[] {
  * parent (a CWE-614 cookie rule does not make CWE-319 cleartext transmission a target).
  */
 export function scopeCwes(cwe: number): number[] {
-  return [cwe, ...(CHILD_OF[cwe] ?? [])];
+  return [cwe, ...parentsOf(cwe)];
 }
 
 /** "CWE-79" / "79" / 79 → 79; anything else → null. */

@@ -119,7 +119,9 @@ describe("Juliet scoring rules", () => {
     expect(scoreJuliet(decls, [], { language: "java", coveredCwes: new Set([77]) })[0]?.inScope).toBe(true);
     expect(scoreJuliet(decls, [], { language: "java", coveredCwes: new Set([89]) })[0]?.inScope).toBe(false);
     expect(acceptedCwes(80)).toEqual([79, 80]);
-    expect(acceptedCwes(23)).toEqual([22, 23]);
+    // CWE-23's own children in MITRE's view (CWE-24 '../filedir' … CWE-35) count too; its sibling CWE-36 does not.
+    expect(acceptedCwes(23)).toEqual([22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35]);
+    expect(acceptedCwes(23)).not.toContain(36);
     expect(acceptedCwes(259)).toEqual([259, 798]);
   });
 

@@ -246,7 +246,8 @@ export function renderMarkdown(report: BenchReport): string {
     "",
     `Direct ChildOf edges used (child → parents): ${Object.entries(CHILD_OF)
       .map(([c, ps]) => `${c}→${ps.join("/")}`)
-      .join(", ")}.`,
+      .join(", ")}. Any other CWE relates to its direct parents and children in MITRE's view 1000 as the product ` +
+      "names them (`cwe_ids`, packages/rules/cwe-parents.json); a child the table lists keeps the table's parents.",
     "",
     ...(report.java ? javaSection(report.java) : []),
     ...castleSection(report),

@@ -27,6 +27,12 @@ export function cweParents(cwe: string): string[] {
   return n === null ? [] : (table[n] ?? []).map((p) => `CWE-${p}`);
 }
 
+/** The direct children of a weakness ("CWE-94" → ["CWE-95", …]). */
+export function cweChildren(cwe: string): string[] {
+  const n = number(cwe);
+  return n === null ? [] : [...(CHILDREN.get(`CWE-${n}`) ?? [])];
+}
+
 /** The weakness first, then its direct parents; empty without a CWE. */
 export function cweLevels(cwe: string | null | undefined): string[] {
   if (!cwe) return [];

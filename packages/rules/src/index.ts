@@ -209,4 +209,4 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 export { CWE_NAMES, OWASP_2021, cweName } from "./taxonomy";
-export { cweLevels, cweParents, cweWithChildren } from "./cwe-levels";
+export { cweChildren, cweLevels, cweParents, cweWithChildren } from "./cwe-levels";
