@@ -330,6 +330,8 @@ export function replaceSanitizes(e: Extract<Expr, { k: "call" }>): string | unde
   if (regex && e.callee === "replace" && !regex[2]!.includes("g")) return undefined;
   const meta = regex ? regex[1]! : a.value;
   if (meta === "<" && !b.value.includes("<")) return "CWE-79";
+  // Line breaks (`"\n"`, `"[\r\n]"`, `"\\r|\\n"`) replaced by something without one: safe to log.
+  if (/^[[\]\\|rn\r\n+*()?]+$/.test(meta) && /\n|\\n|\r|\\r/.test(meta) && !/[\r\n]/.test(b.value)) return "CWE-117";
   if ((meta === "'" && (b.value === "''" || b.value === "\\'" || b.value === "\\\\'")) || (meta === "'" && !b.value.includes("'")))
     return "CWE-89";
   return undefined;

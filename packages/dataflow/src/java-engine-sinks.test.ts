@@ -75,6 +75,20 @@ const SINKS: readonly { rule: string; cwe: string; stmt: string; setup?: string 
     stmt: `session.setAttribute("user", data); // SINK`,
   },
   { rule: "java-taint-ssrf", cwe: "CWE-918", stmt: `InputStream remote = new URL(data).openStream(); // SINK` },
+  {
+    rule: "java-taint-ssrf-client",
+    cwe: "CWE-918",
+    setup: `org.springframework.web.client.RestTemplate rest = new org.springframework.web.client.RestTemplate();`,
+    stmt: `String body = rest.getForObject(data, String.class); // SINK`,
+  },
+  { rule: "java-taint-ssrf-request", cwe: "CWE-918", stmt: `Object get = new org.apache.http.client.methods.HttpGet(data); // SINK` },
+  { rule: "java-taint-ssrf-uri", cwe: "CWE-918", stmt: `java.net.URI target = java.net.URI.create(data); // SINK` },
+  {
+    rule: "java-taint-log",
+    cwe: "CWE-117",
+    setup: `org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger("audit");`,
+    stmt: `logger.info("lookup of " + data); // SINK`,
+  },
 ];
 
 twins(

@@ -283,6 +283,23 @@ export const JAVA_SPEC: LanguageSpec = {
         args: [0],
       },
     ),
+    // A line break in a logged value forges log entries (CRLF_INJECTION_LOGS); SLF4J `{}` arguments are inserted as-is.
+    sink(
+      "log",
+      "CWE-117",
+      "Log injection",
+      {
+        names: ["info", "warn", "warning", "error", "debug", "trace", "fatal", "severe", "fine", "finer", "finest", "log"],
+        receiver: /^(log|logger|LOG|LOGGER|Log|Logger)$|Logger$/,
+      },
+      {
+        message: "Untrusted data is written to a log without its line breaks removed, so it can forge log entries.",
+        remediation: 'Replace CR and LF in logged values (value.replaceAll("[\\r\\n]", "_")), or log through an encoder that escapes them.',
+        args: "all",
+        severity: "LOW",
+        confidence: "MEDIUM",
+      },
+    ),
     sink(
       "header",
       "CWE-113",
