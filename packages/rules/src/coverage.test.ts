@@ -12,7 +12,10 @@ describe("the coverage plan (coverage.yml)", () => {
       for (const row of rows) {
         expect(row.cwe.length).toBeGreaterThan(0);
         for (const c of row.cwe) expect(c).toMatch(/^CWE-\d+$/);
-        expect(Boolean(row.findsecbugs || row.sonar || row.bandit_tests || row.semgrep)).toBe(true);
+        expect([row.family, Boolean(row.findsecbugs || row.sonar || row.bandit_tests || row.semgrep || row.asked)]).toEqual([
+          row.family,
+          true,
+        ]);
       }
   });
 

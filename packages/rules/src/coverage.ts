@@ -13,6 +13,8 @@ export interface CoverageRow {
   sonar?: string;
   bandit_tests?: string;
   semgrep?: boolean;
+  /** Why a family no peer lists for this language is in the plan. */
+  asked?: string;
   rules?: string;
   taint?: string;
   bandit?: boolean;
@@ -93,7 +95,9 @@ export function renderCoverage(rules: readonly RuleMeta[], coverage: Coverage = 
     );
     for (const row of rows) {
       const ours = rulesOf(row, language, rules);
-      lines.push(`| ${row.family} | ${row.cwe.join(", ")} | ${peers.map((p) => peerCell(row, p)).join(" | ")} | ${oursCell(row, ours)} |`);
+      lines.push(
+        `| ${row.family}${row.asked ? ` (${row.asked})` : ""} | ${row.cwe.join(", ")} | ${peers.map((p) => peerCell(row, p)).join(" | ")} | ${oursCell(row, ours)} |`,
+      );
     }
     lines.push("");
   }
