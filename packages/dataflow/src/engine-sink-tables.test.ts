@@ -217,6 +217,35 @@ fileTwins("Python sink tables", [
     `,
     expect: [{ rule: "py-taint-subprocess-shell-argv", cwe: "CWE-78" }],
   },
+  {
+    name: "an argument list held in a variable: /bin/bash -c",
+    lang: "python",
+    vuln: `
+      import subprocess
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      @app.route("/ping")
+      def ping():
+          argv = ["/bin/bash", "-c", "ping -c 1 " + request.args["host"]]
+          subprocess.Popen(argv, shell=False).wait()  # SINK
+          return {"ok": True}
+    `,
+    safe: `
+      import subprocess
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      @app.route("/ping")
+      def ping():
+          argv = ["/bin/bash", "/opt/tools/ping.sh", request.args["host"]]
+          subprocess.Popen(argv, shell=False).wait()
+          return {"ok": True}
+    `,
+    expect: [{ rule: "py-taint-subprocess-shell-argv", cwe: "CWE-78" }],
+  },
 ]);
 
 fileTwins("JavaScript sink tables", [
