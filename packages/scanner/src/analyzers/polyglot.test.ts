@@ -38,6 +38,7 @@ process.stdout.write(JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver:
     "native/main.c": "#include <stdio.h>\nint main(void) {\n  char b[8];\n  gets(b);\n  int *q = 0;\n  *q = 1;\n  return 0;\n}\n",
     "scripts/deploy.sh": "#!/bin/sh\nrm -rf $1/*\n",
     "config/settings.env": `GITHUB_TOKEN=${token}\n`,
+    "web/hello.jsp": '<p>Hello <%= request.getParameter("name") %></p>\n',
   });
   const result = await runAnalyzers({
     dir,
@@ -56,10 +57,21 @@ process.stdout.write(JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver:
     flawfinder: "completed",
     shellcheck: "completed",
     secrets: "completed",
+    jsp: "completed",
     "todo-sarif": "completed",
   });
   const reported = new Set(result.findings.flatMap((f) => (f.sources ?? [{ analyzer: f.analyzer }]).map((s) => s.analyzer)));
-  expect([...reported].sort()).toEqual(["ast-grep", "bandit", "cppcheck", "dataflow", "flawfinder", "secrets", "shellcheck", "todo-sarif"]);
+  expect([...reported].sort()).toEqual([
+    "ast-grep",
+    "bandit",
+    "cppcheck",
+    "dataflow",
+    "flawfinder",
+    "jsp",
+    "secrets",
+    "shellcheck",
+    "todo-sarif",
+  ]);
   const sql = result.findings.find((f) => f.file === "api/Users.java" && f.cwe_id === "CWE-89");
   expect(sql?.dataflow).toMatchObject({ status: "confirmed", source_kind: "remote" });
   expect(sql?.dataflow?.trace.map((s) => [s.kind, s.line])).toEqual([

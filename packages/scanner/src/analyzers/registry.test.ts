@@ -9,6 +9,7 @@ it("lists the built-in analyzers with their languages and cache policy", () => {
     ["flawfinder", ["c", "cpp"], true],
     ["shellcheck", ["shell"], true],
     ["secrets", "*", true],
+    ["jsp", ["jsp"], true],
   ]);
 });
 
@@ -24,6 +25,7 @@ it("appends operator-configured SARIF tools, from parsed configs or the raw SARI
     "flawfinder",
     "shellcheck",
     "secrets",
+    "jsp",
     "semgrep",
     "gosec",
   ]);

@@ -9,6 +9,7 @@ import { astGrepAnalyzer, type AstGrepOptions } from "./ast-grep";
 import { banditAnalyzer, type BanditOptions } from "./bandit";
 import { cppcheckAnalyzer, type CppcheckOptions } from "./cppcheck";
 import { flawfinderAnalyzer, type FlawfinderOptions } from "./flawfinder";
+import { jspAnalyzer } from "./jsp";
 import { parseSarifToolsConfig, sarifAnalyzer, type SarifToolInput } from "./sarif";
 import { secretsAnalyzer, type SecretsOptions } from "./secrets";
 import { shellcheckAnalyzer, type ShellcheckOptions } from "./shellcheck";
@@ -37,6 +38,7 @@ export function defaultAnalyzers(opts: DefaultAnalyzersOptions = {}): Analyzer[]
     flawfinderAnalyzer(opts.flawfinder),
     shellcheckAnalyzer(opts.shellcheck),
     secretsAnalyzer(opts.secrets),
+    jspAnalyzer(),
     ...sarifTools.map((tool) => sarifAnalyzer(tool)),
   ];
 }

@@ -22,7 +22,7 @@ export const KNOWN_LANGUAGES = [
   "shell",
 ] as const;
 /** Names the built-in analyzers use; a SARIF tool may not take one. */
-const RESERVED_NAMES = ["ast-grep", "bandit", "flawfinder", "cppcheck", "shellcheck", "secrets"];
+const RESERVED_NAMES = ["ast-grep", "bandit", "flawfinder", "cppcheck", "shellcheck", "secrets", "jsp"];
 
 export const SarifToolConfig = z
   .object({

@@ -1,0 +1,219 @@
+/**
+ * The JSP analyzer's checks: what is reported where in a parsed page (jsp-parse.ts), with
+ * request data followed by jsp-taint.ts. Output contexts: template text and plain HTML tags
+ * are output (XSS), `<c:out>` escapes unless escapeXml="false", other tag libraries' attributes
+ * are arguments (`<c:if test>`, `<c:set value>` — the latter taints the variable it sets).
+ */
+import type { Level, Severity } from "@ax/contracts";
+import { parseJsp, type CodePart, type ElPart, type TagContext } from "./jsp-parse";
+import { assignmentsIn, attributesSetIn, closingParen, elTaint, javaTaint, withoutSafeParts, type Taint } from "./jsp-taint";
+
+export interface JspCheck {
+  id: string;
+  cwe: string;
+  title: string;
+  severity: Severity;
+  remediation: string;
+}
+
+export interface JspHit {
+  check: JspCheck;
+  /** Offset in the page where the reported expression or call starts. */
+  offset: number;
+  confidence: Level;
+  /** The expression or call, for the message and the fingerprint. */
+  text: string;
+}
+
+const check = (id: string, cwe: string, title: string, severity: Severity, remediation: string): JspCheck => ({
+  id,
+  cwe,
+  title,
+  severity,
+  remediation,
+});
+
+const ENCODE = 'Encode the value for its context (<c:out value="…"/>, fn:escapeXml, or ESAPI/OWASP Encoder in scriptlets).';
+export const CHECKS = {
+  xssExpression: check("xss-expression", "CWE-79", "Request data written by a JSP expression", "HIGH", ENCODE),
+  xssEl: check("xss-el", "CWE-79", "Request data written by an EL expression", "HIGH", ENCODE),
+  xssCOut: check("xss-c-out-unescaped", "CWE-79", '<c:out escapeXml="false"> with request data', "HIGH", ENCODE),
+  xssScriptlet: check("xss-scriptlet-write", "CWE-79", "Request data written to the page from a scriptlet", "HIGH", ENCODE),
+  sql: check(
+    "sql-injection",
+    "CWE-89",
+    "SQL built from request data in a scriptlet",
+    "CRITICAL",
+    "Use a PreparedStatement with ? placeholders.",
+  ),
+  command: check(
+    "command-injection",
+    "CWE-78",
+    "OS command built from request data in a scriptlet",
+    "CRITICAL",
+    "Run a fixed program with validated arguments.",
+  ),
+  path: check(
+    "path-traversal",
+    "CWE-22",
+    "File path from request data in a scriptlet",
+    "HIGH",
+    "Map the input to an allowlisted file name and check the canonical path stays in the base directory.",
+  ),
+  include: check(
+    "file-inclusion",
+    "CWE-98",
+    "Page to include chosen by request data",
+    "HIGH",
+    "Include only fixed pages, or map the request value to an allowlisted page.",
+  ),
+  redirect: check(
+    "open-redirect",
+    "CWE-601",
+    "Redirect to a URL from request data",
+    "MEDIUM",
+    "Redirect only to relative paths or allowlisted hosts.",
+  ),
+  weakHash: check(
+    "weak-hash",
+    "CWE-328",
+    "Weak hash algorithm (MD5/SHA-1) in a scriptlet",
+    "MEDIUM",
+    "Use SHA-256 or a password hash (bcrypt, scrypt, Argon2, PBKDF2).",
+  ),
+  weakCipher: check(
+    "weak-cipher",
+    "CWE-327",
+    "Broken cipher or ECB mode in a scriptlet",
+    "HIGH",
+    "Use AES/GCM/NoPadding with a fresh random nonce.",
+  ),
+} as const;
+
+/** Scriptlet calls whose arguments are checked for request data, and what they are. */
+const CODE_SINKS: { call: RegExp; check: JspCheck }[] = [
+  { call: /(?<![\w.])out\s*\.\s*(?:print|println|write|append|printf|format)\s*\(/g, check: CHECKS.xssScriptlet },
+  {
+    call: /\b(?:response\s*\.\s*getWriter|pageContext\s*\.\s*getOut)\s*\(\s*\)\s*\.\s*(?:print|println|write|append)\s*\(/g,
+    check: CHECKS.xssScriptlet,
+  },
+  {
+    call: /\.\s*(?:executeQuery|executeUpdate|execute|addBatch|prepareStatement|prepareCall|createQuery|createNativeQuery|createSQLQuery)\s*\(/g,
+    check: CHECKS.sql,
+  },
+  { call: /\bRuntime\s*\.\s*getRuntime\s*\(\s*\)\s*\.\s*exec\s*\(|\bnew\s+ProcessBuilder\s*\(/g, check: CHECKS.command },
+  {
+    call: /\bnew\s+(?:java\.io\.)?(?:File|FileInputStream|FileOutputStream|FileReader|FileWriter|RandomAccessFile)\s*\(|\b(?:Paths\s*\.\s*get|Files\s*\.\s*(?:readAllBytes|readAllLines|readString|lines|newInputStream|newBufferedReader|write|delete|copy|move))\s*\(|\.\s*(?:getResourceAsStream|getRealPath)\s*\(/g,
+    check: CHECKS.path,
+  },
+  { call: /\.\s*getRequestDispatcher\s*\(|\bpageContext\s*\.\s*(?:include|forward)\s*\(/g, check: CHECKS.include },
+  { call: /\bresponse\s*\.\s*sendRedirect\s*\(/g, check: CHECKS.redirect },
+];
+const LOCATION_HEADER = /\bresponse\s*\.\s*(?:setHeader|addHeader)\s*\(\s*"Location"\s*,/gi;
+const WEAK_HASH = /\bMessageDigest\s*\.\s*getInstance\s*\(\s*"(?:MD2|MD4|MD5|SHA|SHA-?1)"/gi;
+const WEAK_CIPHER =
+  /\bCipher\s*\.\s*getInstance\s*\(\s*"(?:(?:DES|DESede|TripleDES|RC2|RC4|ARCFOUR|Blowfish)(?:\/[^"]*)?|AES|[^"]*\/ECB(?:\/[^"]*)?)"/gi;
+
+const EL_IGNORED = /<%@\s*page\b[^%]*\bisELIgnored\s*=\s*["']true["']|<jsp:directive\.page\b[^>]*\bisELIgnored\s*=\s*["']true["']/i;
+
+const level = (t: Taint): Level => (t === 2 ? "HIGH" : "MEDIUM");
+
+/** Every finding of one page. */
+export function checkPage(text: string): JspHit[] {
+  const page = parseJsp(text);
+  const hits: JspHit[] = [];
+  const vars = new Map<string, Taint>();
+  const elNames = new Map<string, Taint>();
+  for (const part of page.code) {
+    if (part.kind === "expression") checkExpression(part, vars, hits);
+    else checkCode(part, vars, elNames, hits);
+  }
+  // <%@ page isELIgnored="true" %>: ${…} is template text, written as is.
+  if (!EL_IGNORED.test(text)) checkEl(page.el, elNames, hits);
+  return hits.sort((a, b) => a.offset - b.offset);
+}
+
+/** Scriptlet and declaration code: assignments and sinks in order of appearance. */
+function checkCode(part: CodePart, vars: Map<string, Taint>, elNames: Map<string, Taint>, hits: JspHit[]): void {
+  const code = part.code;
+  const events: { offset: number; run: () => void }[] = [];
+  for (const a of assignmentsIn(code)) {
+    events.push({
+      offset: a.offset,
+      run: () => {
+        const t = javaTaint(a.value, vars);
+        vars.set(a.name, a.append ? (Math.max(t, vars.get(a.name) ?? 0) as Taint) : t);
+      },
+    });
+  }
+  for (const sink of CODE_SINKS) {
+    for (const m of code.matchAll(sink.call)) {
+      const at = m.index ?? 0;
+      events.push({ offset: at, run: () => sinkCall(part, at, at + m[0].length - 1, sink.check, vars, hits) });
+    }
+  }
+  for (const m of code.matchAll(LOCATION_HEADER)) {
+    const at = m.index ?? 0;
+    events.push({ offset: at, run: () => sinkCall(part, at, code.lastIndexOf("(", at + m[0].length), CHECKS.redirect, vars, hits) });
+  }
+  events.sort((a, b) => a.offset - b.offset).forEach((e) => e.run());
+  for (const [re, c] of [
+    [WEAK_HASH, CHECKS.weakHash],
+    [WEAK_CIPHER, CHECKS.weakCipher],
+  ] as const) {
+    for (const m of code.matchAll(re)) {
+      if (c === CHECKS.weakCipher && /"AES\/(GCM|CBC|CTR|CFB|OFB|CCM)\b/i.test(m[0])) continue;
+      hits.push({ check: c, offset: part.start + (m.index ?? 0), confidence: "HIGH", text: m[0] });
+    }
+  }
+  for (const set of attributesSetIn(code)) {
+    const t = javaTaint(set.value, vars);
+    if (t > 0) elNames.set(set.name, t);
+  }
+}
+
+function sinkCall(part: CodePart, at: number, open: number, c: JspCheck, vars: Map<string, Taint>, hits: JspHit[]): void {
+  const end = closingParen(part.code, open);
+  if (end < 0) return;
+  const args = part.code.slice(open + 1, end - 1);
+  const t = javaTaint(args, vars);
+  if (t === 0) return;
+  hits.push({ check: c, offset: part.start + at, confidence: level(t), text: part.code.slice(at, end) });
+}
+
+/** What writing a value in this tag context means: output, an include, a redirect, or nothing. */
+function contextCheck(tag: TagContext | null, xss: JspCheck): JspCheck | null {
+  if (!tag) return xss;
+  const name = tag.name.toLowerCase();
+  if (!name.includes(":")) return xss;
+  if ((name === "jsp:include" || name === "jsp:forward") && tag.attribute === "page") return CHECKS.include;
+  if (name === "c:import" && tag.attribute === "url") return CHECKS.include;
+  if (name === "c:redirect" && tag.attribute === "url") return CHECKS.redirect;
+  if (name === "c:out" && tag.attribute === "value" && /\bescapeXml\s*=\s*["']\s*false\s*["']/i.test(tag.text)) return CHECKS.xssCOut;
+  return null;
+}
+
+function checkExpression(part: CodePart, vars: Map<string, Taint>, hits: JspHit[]): void {
+  const c = contextCheck(part.tag, CHECKS.xssExpression);
+  if (!c) return;
+  const t = javaTaint(part.code, vars);
+  if (t > 0) hits.push({ check: c, offset: part.start, confidence: level(t), text: `<%=${part.code}%>` });
+}
+
+/** EL in page order: `<c:set var value>` taints or clears its variable; output contexts are checked. */
+function checkEl(parts: ElPart[], names: Map<string, Taint>, hits: JspHit[]): void {
+  for (const part of parts) {
+    const tag = part.tag;
+    if (tag?.name.toLowerCase() === "c:set" && tag.attribute === "value") {
+      const v = /\bvar\s*=\s*["']([\w.]+)["']/.exec(tag.text)?.[1];
+      if (v) names.set(v, elTaint(part.expr, names));
+      continue;
+    }
+    const c = contextCheck(tag, CHECKS.xssEl);
+    if (!c) continue;
+    // A ternary writes its branches only.
+    const written = withoutSafeParts(part.expr);
+    const t = elTaint(written, names);
+    if (t > 0) hits.push({ check: c, offset: part.start, confidence: level(t), text: `\${${part.expr}}` });
+  }
+}
