@@ -418,4 +418,62 @@ fileTwins("JavaScript sink tables", [
     `,
     expect: [{ rule: "js-taint-path", cwe: "CWE-22" }],
   },
+  {
+    name: "zip slip: unzipper's entry event and tar's onentry",
+    lang: "javascript",
+    vuln: `
+      const fs = require("fs");
+      const path = require("path");
+      const tar = require("tar");
+      const unzipper = require("unzipper");
+
+      function unzip(archive, dest) {
+        fs.createReadStream(archive)
+          .pipe(unzipper.Parse())
+          .on("entry", (entry) => {
+            entry.pipe(fs.createWriteStream(path.join(dest, entry.path))); // SINK
+          });
+      }
+
+      function untar(archive, dest) {
+        tar.t({
+          file: archive,
+          onentry: (entry) => {
+            fs.mkdirSync(path.join(dest, path.dirname(entry.path)), { recursive: true }); // SINK
+          },
+        });
+      }
+      module.exports = { unzip, untar };
+    `,
+    safe: `
+      const fs = require("fs");
+      const path = require("path");
+      const tar = require("tar");
+      const unzipper = require("unzipper");
+
+      function unzip(archive, dest) {
+        fs.createReadStream(archive)
+          .pipe(unzipper.Parse())
+          .on("entry", (entry) => {
+            const target = path.resolve(dest, entry.path);
+            if (!target.startsWith(path.resolve(dest) + path.sep)) return entry.autodrain();
+            entry.pipe(fs.createWriteStream(target));
+          });
+      }
+
+      function untar(archive, dest) {
+        tar.t({
+          file: archive,
+          onentry: (entry) => {
+            fs.mkdirSync(path.join(dest, "entries", path.basename(entry.path)), { recursive: true });
+          },
+        });
+      }
+      module.exports = { unzip, untar };
+    `,
+    expect: [
+      { rule: "js-taint-path", cwe: "CWE-22" },
+      { rule: "js-taint-path", cwe: "CWE-22" },
+    ],
+  },
 ]);

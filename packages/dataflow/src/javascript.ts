@@ -9,6 +9,7 @@ import { Lang, parse, type SgNode } from "@ast-grep/napi";
 import { markCaptures } from "./closures";
 import { commonJsExports } from "./modules";
 import type { ModuleIR } from "./ir";
+import { markArchiveEntries } from "./javascript-archives";
 import { markHandlers } from "./javascript-frameworks";
 import { collectImports } from "./javascript-imports";
 import { JsLowering } from "./javascript-lower";
@@ -21,6 +22,7 @@ export function lowerJavaScript(file: string, source: string, language: "javascr
     const lowering = new JsLowering(imports);
     lowering.module(root);
     markHandlers(lowering.functions, lowering.exported);
+    markArchiveEntries(lowering.functions);
     markCaptures(lowering.functions);
     const exports: Record<string, string> = {};
     for (const ex of lowering.exported)
