@@ -95,6 +95,7 @@ export const CWE_NAMES: Readonly<Record<string, string>> = {
   "CWE-470": "Use of Externally-Controlled Input to Select Classes or Code ('Unsafe Reflection')",
   "CWE-476": "NULL Pointer Dereference",
   "CWE-489": "Active Debug Code",
+  "CWE-497": "Exposure of Sensitive System Information to an Unauthorized Control Sphere",
   "CWE-501": "Trust Boundary Violation",
   "CWE-502": "Deserialization of Untrusted Data",
   "CWE-521": "Weak Password Requirements",
