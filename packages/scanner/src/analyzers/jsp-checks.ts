@@ -67,6 +67,13 @@ export const CHECKS = {
     "HIGH",
     "Include only fixed pages, or map the request value to an allowlisted page.",
   ),
+  elInjection: check(
+    "el-injection",
+    "CWE-917",
+    "<spring:eval> expression built from request data",
+    "CRITICAL",
+    "Evaluate only fixed expressions; pass request values as variables, never as expression text.",
+  ),
   redirect: check(
     "open-redirect",
     "CWE-601",
@@ -189,6 +196,8 @@ function contextCheck(tag: TagContext | null, xss: JspCheck): JspCheck | null {
   if ((name === "jsp:include" || name === "jsp:forward") && tag.attribute === "page") return CHECKS.include;
   if (name === "c:import" && tag.attribute === "url") return CHECKS.include;
   if (name === "c:redirect" && tag.attribute === "url") return CHECKS.redirect;
+  // Spring's eval tag evaluates its attribute as SpEL: request data there is code.
+  if (name === "spring:eval" && tag.attribute === "expression") return CHECKS.elInjection;
   if (name === "c:out" && tag.attribute === "value" && /\bescapeXml\s*=\s*["']\s*false\s*["']/i.test(tag.text)) return CHECKS.xssCOut;
   return null;
 }

@@ -104,6 +104,7 @@ describe("scriptlet sinks", () => {
       '<jsp:include page="<%= request.getParameter("page") %>"/>',
       '<c:import url="${param.template}"/>',
       '<c:redirect url="${param.to}"/>',
+      '<spring:eval expression="${param.formula}" var="result"/>',
     ].join("\n");
     expect(found(await scan({ "admin/report.jsp": page }))).toEqual([
       [4, "jsp.sql-injection", "CWE-89"],
@@ -115,6 +116,7 @@ describe("scriptlet sinks", () => {
       [11, "jsp.file-inclusion", "CWE-98"],
       [12, "jsp.file-inclusion", "CWE-98"],
       [13, "jsp.open-redirect", "CWE-601"],
+      [14, "jsp.el-injection", "CWE-917"],
     ]);
   });
 
@@ -136,6 +138,8 @@ describe("scriptlet sinks", () => {
       '<jsp:include page="/WEB-INF/header.jsp"/>',
       '<c:import url="/WEB-INF/footer.jsp"/>',
       '<c:redirect url="/login"/>',
+      '<spring:eval expression="@priceService.total(cart)" var="total"/>',
+      '<spring:message code="greeting" arguments="${fn:escapeXml(param.name)}"/>',
     ].join("\n");
     expect(found(await scan({ "admin/report.jsp": page }))).toEqual([]);
   });
