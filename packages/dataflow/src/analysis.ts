@@ -21,6 +21,11 @@ export interface AnalysisInput {
   languageOf(file: string): string | null;
   /** The text of a file, or null to leave it out (unreadable, too large, not a regular file). */
   read(file: string): Promise<string | null>;
+  /**
+   * The repository's configuration files (`.properties`, `.ini`/`.cfg`/`.conf`, `.json`; path →
+   * text, small ones only), whose values loads in the code resolve to (config-files.ts).
+   */
+  configs?(): Promise<ReadonlyMap<string, string>>;
 }
 
 /** The language tables: how each language is lowered, and its sources, sinks and sanitizers. */
@@ -86,7 +91,14 @@ async function lowerAndAnalyze(input: AnalysisInput, tables: LanguageTables, sig
     // Lowering is synchronous: let timers and cancellation in between files.
     if (modules.length % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
-  return analyzeProgram(modules, { specs: tables.specs, lines: (f) => lines.get(f) ?? [], memo, ...(signal ? { signal } : {}) });
+  const configs = input.configs && !signal?.aborted ? await input.configs() : undefined;
+  return analyzeProgram(modules, {
+    specs: tables.specs,
+    lines: (f) => lines.get(f) ?? [],
+    memo,
+    ...(signal ? { signal } : {}),
+    ...(configs ? { configs } : {}),
+  });
 }
 
 /**

@@ -21,6 +21,8 @@ import { Program, type FnRef } from "./program";
 import type { LanguageSpec, SourceKind } from "./spec";
 import { mergeFacts, originKey, type Fact } from "./values";
 import { judgeSites, recordSite, siteKey, type SinkSite } from "./sites";
+import { ConfigFiles } from "./config-files";
+import type { AlgorithmUse } from "./weak-algorithms";
 
 const MAX_ROUNDS = 8;
 
@@ -58,16 +60,19 @@ export interface EngineOptions {
   everyRound?: boolean;
   /** Kept by the caller between analyses: interpretations the next one may replay. */
   memo?: EngineMemo;
+  /** The repository's configuration files (path → text: `.properties`, `.ini`, JSON), whose values loads resolve to (config-files.ts). */
+  configs?: ReadonlyMap<string, string>;
 }
 
 export function analyzeModules(modules: readonly ModuleIR[], opts: EngineOptions): TaintTrace[] {
   return analyzeProgram(modules, opts).traces;
 }
 
-/** The traces, and the sink places the analysis judged with no tainted path (sites.ts). */
+/** The traces, the sink places the analysis judged with no tainted path (sites.ts), and weak algorithms it resolved (weak-algorithms.ts). */
 export interface ProgramAnalysis {
   traces: TaintTrace[];
   sites: SinkSite[];
+  algorithms: AlgorithmUse[];
 }
 
 export function analyzeProgram(modules: readonly ModuleIR[], opts: EngineOptions): ProgramAnalysis {
@@ -82,8 +87,9 @@ export function analyzeProgram(modules: readonly ModuleIR[], opts: EngineOptions
       changed.fields = true;
     }
   };
-  const base = { program, specs: opts.specs, lines: opts.lines, store: addToStore };
-  const recall = opts.memo && !opts.everyRound ? new Recall(opts.memo, program, opts.specs, opts.lines) : null;
+  const configs = new ConfigFiles(opts.configs ?? new Map());
+  const base = { program, specs: opts.specs, lines: opts.lines, store: addToStore, configs };
+  const recall = opts.memo && !opts.everyRound ? new Recall(opts.memo, program, opts.specs, opts.lines, configs.digest) : null;
   const latest: Interpretation[] = [];
   const readers = new Readers();
   // A key stands for the last function that has it (keys of a few lambdas coincide).
@@ -147,7 +153,15 @@ export function analyzeProgram(modules: readonly ModuleIR[], opts: EngineOptions
       }
     }
   }
-  return { traces: toTraces([...hits.values()], entries, opts), sites: sitesOf(program, latest, summaries, called, hits.values()) };
+  const algorithms = new Map<string, AlgorithmUse>();
+  for (const run of latest)
+    for (const [key, use] of run.algorithms ?? [])
+      if (!algorithms.has(key)) algorithms.set(key, { ...use, snippet: (opts.lines(use.file)[use.loc.line - 1] ?? "").trim() });
+  return {
+    traces: toTraces([...hits.values()], entries, opts),
+    sites: sitesOf(program, latest, summaries, called, hits.values()),
+    algorithms: [...algorithms.values()],
+  };
 }
 
 /** Every sink place some interpretation evaluated and no hit reached, clean or open. */
@@ -178,7 +192,14 @@ function interpret(
   base: Omit<Shared, "summaries" | "called" | "onHit">,
   summaries: ReadonlyMap<string, Summary>,
 ): Interpretation {
-  const run: Omit<Interpretation, "summary"> = { hits: new Map(), called: new Set(), reads: new Map(), stores: [], sites: new Map() };
+  const run: Omit<Interpretation, "summary"> & { algorithms: Map<string, AlgorithmUse> } = {
+    hits: new Map(),
+    called: new Set(),
+    reads: new Map(),
+    stores: [],
+    sites: new Map(),
+    algorithms: new Map(),
+  };
   const shared: Shared = {
     ...base,
     summaries: {
@@ -195,6 +216,7 @@ function interpret(
     called: run.called,
     onHit: (hit) => keepShortest(run.hits, hitKey(hit), hit),
     onSite: (at, values, exprs, clean) => recordSite(run.sites, at, values, exprs, clean),
+    onAlgorithm: (use) => run.algorithms.set(`${use.file}:${use.loc.line}:${use.loc.column}:${use.rule_id}`, use),
   };
   return { ...run, summary: new FunctionInterpreter(shared, ref).run() };
 }

@@ -9,6 +9,7 @@ export type { AnalysisInput, LanguageTables } from "./analysis";
 export { analyzeModules, analyzeProgram } from "./engine";
 export type { EngineOptions, ProgramAnalysis, TaintTrace } from "./engine";
 export type { CleanReason, OpenReason, SinkSite } from "./sites";
+export type { AlgorithmUse } from "./weak-algorithms";
 export type { ModuleIR } from "./ir";
 export { DATAFLOW_LANGUAGES, LOWERERS, SPECS } from "./languages";
 export type { Lowerer } from "./languages";

@@ -9,6 +9,8 @@ import type { TraceStep } from "@ax/contracts";
 import type { Expr, FunctionIR, Loc, ModuleIR } from "./ir";
 import { spellings } from "./call-names";
 import { bundledLookup, isBundled } from "./source-policy";
+import { fromOfParts, globalConfig, loadConfig } from "./config-values";
+import { algorithmUse } from "./weak-algorithms";
 import { configuredSafely, initState, sinkApplies, stateAfter, withState } from "./typestate";
 import { chainPath } from "./lower-util";
 import { aliasNameMatches, importedCall } from "./modules";
@@ -96,6 +98,8 @@ export abstract class CallInterpreter {
       const init = this.s.program.fieldInit.get(key) ?? this.s.program.globalInit.get(key);
       const k = init ? constOf(init) : undefined;
       if (k !== undefined) return constant(k);
+      const loaded = globalConfig(this.s.program, this.s.configs, key, init, this.spec.language);
+      if (loaded) return loaded;
       state = initState(this.spec, this.module.language, init);
     }
     const read = {
@@ -114,6 +118,8 @@ export abstract class CallInterpreter {
     const receiver = e.receiver ? this.expr(e.receiver, env) : null;
     const args = e.args.map((a) => this.expr(a, env));
     const kwargs = new Map(Object.entries(e.kwargs ?? {}).map(([k, v]) => [k, this.expr(v, env)] as const));
+    const loaded = this.configAt(e, receiver, args, kwargs, env);
+    if (loaded) return loaded;
     const targets = this.resolve(e, env);
     if (targets.precise.length) return this.applySummaries(targets.precise, e, receiver, args, env);
 
@@ -136,6 +142,19 @@ export abstract class CallInterpreter {
     if (targets.loose.length) return withState(this.applySummaries(targets.loose, e, receiver, args, env), state);
 
     return withState(this.defaultCall(e, receiver, args, kwargs, env), state);
+  }
+
+  /** A configuration file the call loads (config-values.ts), and a weak algorithm it is given (weak-algorithms.ts). */
+  private configAt(
+    e: Extract<Expr, { k: "call" }>,
+    receiver: Value | null,
+    args: Value[],
+    kwargs: Map<string, Value>,
+    env: Env,
+  ): Value | undefined {
+    const use = this.s.onAlgorithm && algorithmUse(this.spec.language, this.module.file, e, args, kwargs, (x) => fromOfParts(x, env));
+    if (use) this.s.onAlgorithm!(use);
+    return loadConfig(this.spec.language, this.module, { e, receiver, args, kwargs }, this.s.configs, env);
   }
 
   protected defaultCall(

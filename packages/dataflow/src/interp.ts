@@ -372,7 +372,11 @@ export class FunctionInterpreter extends ClosureInterpreter {
     if (owner) return this.readKey(this.s.program.isField(owner, e.name) ?? `${owner}.${e.name}`, env, e.loc);
     const obj = this.expr(e.object, env);
     const keyed = obj.keys?.get(e.name);
-    if (keyed) return withLoose({ facts: keyed.facts, ...(keyed.konst ? { konst: keyed.konst } : {}) }, obj.loose);
+    if (keyed)
+      return withLoose(
+        { facts: keyed.facts, ...(keyed.konst ? { konst: keyed.konst } : {}), ...(keyed.keys ? { keys: keyed.keys } : {}) },
+        obj.loose,
+      );
     // Server-side state hung on the request (`req.session`): not what the client sent.
     if (e.path && this.spec.serverState?.test(e.path)) return { facts: obj.facts.filter((f) => f.origin.kind !== "source") };
     return { facts: obj.facts };

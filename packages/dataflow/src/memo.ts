@@ -15,6 +15,7 @@ import type { FnRef, Program } from "./program";
 import type { LanguageSpec } from "./spec";
 import type { Fact } from "./values";
 import type { SiteEvaluation } from "./sites";
+import type { AlgorithmUse } from "./weak-algorithms";
 
 /** What one interpretation of a function gave, and what it read to give it. */
 export interface Interpretation {
@@ -28,6 +29,8 @@ export interface Interpretation {
   stores: [string, Fact[]][];
   /** The sink places it evaluated (sites.ts). */
   sites: Map<string, SiteEvaluation>;
+  /** Weak algorithms it resolved at crypto factories (weak-algorithms.ts). */
+  algorithms?: Map<string, AlgorithmUse>;
 }
 
 interface KeptFunction {
@@ -64,8 +67,10 @@ export class Recall {
     program: Program,
     specs: ReadonlyMap<string, LanguageSpec>,
     private readonly lines: (file: string) => readonly string[],
+    /** A digest of the configuration files handed in: their values are constants of the interpretations. */
+    configs = "",
   ) {
-    const shape = programShape(program);
+    const shape = `${programShape(program)}\0${configs}`;
     const last = memo.last;
     this.previous = last && last.shape === shape && last.specs === specs ? last.functions : null;
     this.kept = { shape, specs, functions: new Map() };

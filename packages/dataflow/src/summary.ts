@@ -5,6 +5,8 @@ import type { Program } from "./program";
 import type { LanguageSpec, SinkRule } from "./spec";
 import type { Fact, Value } from "./values";
 import type { CleanReason } from "./sites";
+import type { ConfigFiles } from "./config-files";
+import type { AlgorithmUse } from "./weak-algorithms";
 
 export interface SinkSummary {
   /** A parameter index, or the key of a field read as an implicit parameter. */
@@ -52,4 +54,8 @@ export interface Shared {
   ) => void;
   /** Keys of functions some call resolved to: the others are entry points. */
   called: Set<string>;
+  /** The repository's configuration files, when the caller handed them in (config-files.ts). */
+  configs?: ConfigFiles;
+  /** A crypto factory given a weak algorithm that is not a literal (weak-algorithms.ts); absent where nobody asks. */
+  onAlgorithm?: (use: AlgorithmUse) => void;
 }

@@ -37,8 +37,8 @@ export interface Derivation {
 
 export interface Value {
   facts: readonly Fact[];
-  /** Present when the value is a known constant. */
-  konst?: { v: ConstValue };
+  /** Present when the value is a known constant; `from` names the configuration file and key it was read from (config-files.ts). */
+  konst?: { v: ConstValue; from?: string };
   /** Class of the object, when it was made by `new Cls(…)`. */
   cls?: string;
   /** Text of the call or expression that produced it, for receiver matching (`response.getWriter()`). */
@@ -62,8 +62,8 @@ export interface Value {
 
 export const EMPTY: Value = { facts: [] };
 
-export function constant(v: ConstValue): Value {
-  return { facts: [], konst: { v } };
+export function constant(v: ConstValue, from?: string): Value {
+  return { facts: [], konst: from === undefined ? { v } : { v, from } };
 }
 
 export function originKey(o: Origin): string {
@@ -128,7 +128,9 @@ export function join(a: Value | undefined, b: Value | undefined): Value {
   if (a.len !== undefined && a.len === b.len) out.len = a.len;
   else if (a.len !== undefined || b.len !== undefined) out.loose = mergeFacts(out.loose, a.facts, b.facts);
   // An unsafe configuration on either path may reach the use; any other state must hold on both.
-  const state = a.state === b.state ? a.state : [a.state, b.state].find((st) => st?.endsWith(":unsafe"));
+  let state = a.state === b.state ? a.state : [a.state, b.state].find((st) => st?.endsWith(":unsafe"));
+  // Files bundled with the application, named differently on each path: still bundled.
+  if (!state && a.state?.startsWith("file:bundled") && b.state?.startsWith("file:bundled")) state = "file:bundled";
   if (state) out.state = state;
   return out;
 }

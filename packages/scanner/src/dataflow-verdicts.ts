@@ -91,7 +91,8 @@ export function applyDataflowVerdicts(
   dataflow: { sites: readonly SinkSite[] } | null,
 ): { findings: NormalizedFinding[]; refuted: NormalizedFinding[] } {
   if (!dataflow) return { findings: findings.filter((f) => f.analyzer !== DATAFLOW), refuted: [] };
-  const taint = findings.filter((f) => f.analyzer === DATAFLOW);
+  // Taint traces; the analysis's other findings (weak algorithms it resolved) stand as they are.
+  const taint = findings.filter((f) => f.analyzer === DATAFLOW && f.dataflow);
   const others = findings.filter((f) => f.analyzer !== DATAFLOW);
   const byFile = new Map<string, NormalizedFinding[]>();
   for (const t of taint) byFile.set(t.file, [...(byFile.get(t.file) ?? []), t]);
@@ -99,7 +100,7 @@ export function applyDataflowVerdicts(
   for (const s of dataflow.sites) sitesByFile.set(s.file, [...(sitesByFile.get(s.file) ?? []), s]);
   const used = new Set<NormalizedFinding>();
   const coverage = new Map<string, Set<string>>();
-  const out: NormalizedFinding[] = [];
+  const out: NormalizedFinding[] = findings.filter((f) => f.analyzer === DATAFLOW && !f.dataflow);
   const refuted: NormalizedFinding[] = [];
   for (const f of others) {
     const language = languageOfExtension(extname(f.file).toLowerCase());

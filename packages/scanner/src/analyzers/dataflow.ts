@@ -14,9 +14,11 @@ import {
   dataflowVersion,
   forgetKeptAnalyses as forgetInThisThread,
   keptAnalyses,
+  type AlgorithmUse,
   type SinkSite,
   type TaintTrace,
 } from "@ax/dataflow";
+import { readConfigFiles } from "./dataflow-configs";
 import { languageOfExtension } from "../languages";
 import { buildFinding } from "./finding";
 import { repoPath } from "./normalize";
@@ -52,10 +54,43 @@ export async function analyzeCheckout(dir: string, files: readonly string[], sig
     files,
     languageOf: (file: string) => languageOfExtension(extname(file).toLowerCase()),
     read: (file: string) => readBounded(dir, file),
+    configs: () => readConfigFiles(dir, signal),
   };
-  const { traces, sites } = await analyzeRepository(input, undefined, signal);
+  const { traces, sites, algorithms } = await analyzeRepository(input, undefined, signal);
   const taxonomy = await loadTaxonomy();
-  return { findings: traces.map((trace) => findingOf(trace, taxonomy)), sites };
+  return {
+    findings: [...traces.map((trace) => findingOf(trace, taxonomy)), ...algorithms.map((use) => algorithmFinding(use, taxonomy))],
+    sites,
+  };
+}
+
+/**
+ * A weak algorithm the analysis resolved at a crypto factory (not a taint trace: no `dataflow`
+ * record). A pattern finding of the same weakness on the same line merges with it (postprocess.ts).
+ */
+function algorithmFinding(use: AlgorithmUse, taxonomy: Taxonomy): NormalizedFinding {
+  const { loc } = use;
+  return buildFinding(
+    {
+      analyzer: DATAFLOW,
+      rule_id: use.rule_id,
+      title: use.title,
+      message: use.message,
+      cwe_id: use.cwe_id,
+      file: use.file,
+      start_line: loc.line,
+      end_line: loc.endLine,
+      start_column: loc.column,
+      ...(loc.endLine === loc.line ? { end_column: loc.endColumn } : {}),
+      snippet: use.snippet ?? "",
+      severity: "MEDIUM",
+      // Read from a configuration file: what runs unless the deployment overrides it.
+      confidence: use.from ? "MEDIUM" : "HIGH",
+      remediation: use.remediation,
+      raw: { algorithm: use.algorithm, ...(use.from ? { from: use.from } : {}) },
+    },
+    taxonomy,
+  );
 }
 
 function findingOf(trace: TaintTrace, taxonomy: Taxonomy): NormalizedFinding {
