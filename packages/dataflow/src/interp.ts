@@ -378,7 +378,8 @@ export class FunctionInterpreter extends ClosureInterpreter {
         obj.loose,
       );
     // Server-side state hung on the request (`req.session`): not what the client sent.
-    if (e.path && this.spec.serverState?.test(e.path)) return { facts: obj.facts.filter((f) => f.origin.kind !== "source") };
+    const statePath = e.path ?? indexedFieldPath(e);
+    if (statePath && this.spec.serverState?.test(statePath)) return { facts: obj.facts.filter((f) => f.origin.kind !== "source") };
     return { facts: obj.facts };
   }
 
@@ -488,4 +489,12 @@ export class FunctionInterpreter extends ClosureInterpreter {
       return this.classKey(object.path) ?? null;
     return null;
   }
+}
+
+/** `req.files[0].path` as `req.files[].path`: a field read on an element has no dotted path of its own. */
+function indexedFieldPath(e: Extract<Expr, { k: "field" }>): string | undefined {
+  if (e.object.k !== "index") return undefined;
+  const base = e.object.object;
+  const path = base.k === "field" ? base.path : base.k === "var" ? base.name : undefined;
+  return path ? `${path}[].${e.name}` : undefined;
 }

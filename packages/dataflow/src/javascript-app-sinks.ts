@@ -142,5 +142,10 @@ export const JAVASCRIPT_APP_FIELD_SINKS: FieldSinkRule[] = [
   },
 ];
 
-/** Server-side state hung on the request: reading it is not reading input. */
-export const JAVASCRIPT_SERVER_STATE = /^(req|request)\.session$/;
+/**
+ * Server-side state hung on the request: reading it is not reading input. The session, and where
+ * the server stored an upload (multer `path`/`destination`/`filename`, express-fileupload
+ * `tempFilePath`) and its measured `size`; the upload's name, type and contents stay input.
+ */
+export const JAVASCRIPT_SERVER_STATE =
+  /^(req|request)\.session$|^(req|request)\.files?(\.[\w$]+|\[[^\]]*\])?\.(path|destination|filename|tempFilePath|size)$/;

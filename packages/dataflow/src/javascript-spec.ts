@@ -106,7 +106,10 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
   sources: [
     {
       id: "js-request-field",
-      field: /^(req|request)\.(query|body|params|cookies|signedCookies|headers|url|originalUrl|files?|raw)\b/,
+      // An upload's name, type and contents come from the client; where the server stored it
+      // (multer `path`/`destination`/`filename`, express-fileupload `tempFilePath`) and its `size` do not.
+      field:
+        /^(req|request)\.(query|body|params|cookies|signedCookies|headers|url|originalUrl|raw)\b|^(req|request)\.files?\b(?!(\.[\w$]+|\[[^\]]*\])?\.(path|destination|filename|tempFilePath|size)\b)/,
       kind: "remote",
       label: "HTTP request data",
     },
