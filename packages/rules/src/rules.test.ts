@@ -47,7 +47,7 @@ const LANGUAGE_DIRS: Record<string, { prefix: string; languages: string[] }> = {
 };
 
 /** Languages that must each have a substantial rule set. */
-const REQUIRED_LANGUAGE_DIRS = ["javascript", "python", "java", "go", "php", "ruby", "csharp"];
+const REQUIRED_LANGUAGE_DIRS = ["javascript", "python", "java", "go", "php", "ruby", "csharp", "kotlin"];
 
 /** ast-grep's own severity must agree with the metadata severity. */
 const LEVEL_FOR: Record<string, string[]> = {
