@@ -17,6 +17,8 @@ export interface CoverageRow {
   asked?: string;
   rules?: string;
   taint?: string;
+  /** A scanner analyzer (not the rule pack) that reports the family: "jsp (xss-el, …)". */
+  analyzer?: string;
   bandit?: boolean;
   out?: string;
 }
@@ -30,6 +32,8 @@ const PEERS: Record<string, (keyof CoverageRow)[]> = {
   java: ["findsecbugs", "sonar", "semgrep"],
   python: ["sonar", "bandit_tests", "semgrep"],
   javascript: ["sonar", "semgrep"],
+  kotlin: ["findsecbugs", "semgrep"],
+  jsp: ["findsecbugs"],
 };
 const PEER_TITLES: Partial<Record<keyof CoverageRow, string>> = {
   findsecbugs: "FindSecBugs",
@@ -37,7 +41,13 @@ const PEER_TITLES: Partial<Record<keyof CoverageRow, string>> = {
   bandit_tests: "Bandit",
   semgrep: "Semgrep",
 };
-const LANGUAGE_TITLES: Record<string, string> = { java: "Java", python: "Python", javascript: "JavaScript / TypeScript" };
+const LANGUAGE_TITLES: Record<string, string> = {
+  java: "Java",
+  python: "Python",
+  javascript: "JavaScript / TypeScript",
+  kotlin: "Kotlin",
+  jsp: "JSP",
+};
 
 export function loadCoverage(file = COVERAGE_FILE): Coverage {
   return readYaml(file) as Coverage;
@@ -53,12 +63,13 @@ export function rulesOf(row: CoverageRow, language: string, rules: readonly Rule
     .sort();
 }
 
-const covered = (row: CoverageRow, ours: string[]) => ours.length > 0 || Boolean(row.taint) || row.bandit === true;
+const covered = (row: CoverageRow, ours: string[]) => ours.length > 0 || Boolean(row.taint || row.analyzer) || row.bandit === true;
 
 function oursCell(row: CoverageRow, ours: string[]): string {
   const parts = [
     ...(ours.length > 0 ? [ours.map((id) => `\`${id}\``).join(", ")] : []),
     ...(row.taint ? [`taint: ${row.taint}`] : []),
+    ...(row.analyzer ? [`analyzer ${row.analyzer}`] : []),
     ...(row.bandit ? ["bandit"] : []),
     ...(row.out ? [`${covered(row, ours) ? "partly left out" : "left out"}: ${row.out}`] : []),
   ];
