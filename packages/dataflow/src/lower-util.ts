@@ -2,18 +2,38 @@
 import type { SgNode } from "@ast-grep/napi";
 import type { Expr, Loc } from "./ir";
 
+/*
+ * What the lowerings ask of a node — its kind, place and named children — is kept on the node
+ * object once asked: each napi call costs a microsecond or more (a list of children several),
+ * and the lowerings ask most nodes their kind twice (to drop comments, then to dispatch), a
+ * method's or parameter's children up to four times (modifiers, annotations, routes). On the
+ * object, not in a WeakMap: the map's lookups cost more than the calls. Read-only: the same
+ * Loc and array are handed to every caller.
+ */
+const KIND = Symbol("kind");
+const LOC = Symbol("loc");
+const CHILDREN = Symbol("children");
+type Kept = SgNode & { [KIND]?: string; [LOC]?: Loc; [CHILDREN]?: readonly SgNode[] };
+
 export function locOf(node: SgNode): Loc {
+  const kept = node as Kept;
+  if (kept[LOC]) return kept[LOC];
   const r = node.range();
-  return { line: r.start.line + 1, column: r.start.column + 1, endLine: r.end.line + 1, endColumn: r.end.column + 1 };
+  return (kept[LOC] = { line: r.start.line + 1, column: r.start.column + 1, endLine: r.end.line + 1, endColumn: r.end.column + 1 });
 }
 
-export function namedChildren(node: SgNode): SgNode[] {
+export function namedChildren(node: SgNode): readonly SgNode[] {
+  const kept = node as Kept;
+  if (kept[CHILDREN]) return kept[CHILDREN];
   const out: SgNode[] = [];
-  for (const c of node.namedChildren()) {
+  for (const c of node.namedChildren() as Kept[]) {
     const kind = c.kind() as string;
-    if (kind !== "comment" && kind !== "line_comment" && kind !== "block_comment") out.push(c);
+    if (kind !== "comment" && kind !== "line_comment" && kind !== "block_comment") {
+      c[KIND] = kind;
+      out.push(c);
+    }
   }
-  return out;
+  return (kept[CHILDREN] = out);
 }
 
 /** The dotted text of a pure name chain (`a.b.c`), or undefined. */
@@ -30,5 +50,5 @@ export function unknown(node: SgNode, parts: Expr[]): Expr {
 
 /** The node's grammar kind as a plain string (napi types it as a union per grammar). */
 export function kindOf(node: SgNode): string {
-  return node.kind() as string;
+  return ((node as Kept)[KIND] ??= node.kind() as string);
 }
