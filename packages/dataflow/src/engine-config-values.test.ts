@@ -149,6 +149,32 @@ describe("Python: configparser and JSON next to the module", () => {
   });
 });
 
+describe("other loads", () => {
+  it("Python json.load(open(...)) next to the module, and Java new FileInputStream of a relative path", () => {
+    const py = `import hashlib, json, os\n\ndef f(d):\n    with open(os.path.join(os.path.dirname(__file__), "c.json")) as fh:\n        cfg = json.load(fh)\n    return hashlib.new(cfg["alg"], d)\n`;
+    expect(uses(analyse("python", "svc/h.py", py, { "svc/c.json": '{"alg": "md4"}' })).map((u) => u.from)).toEqual(["svc/c.json: alg"]);
+    expect(uses(analyse("python", "svc/h.py", py, { "svc/c.json": '{"alg": "sha3_256"}' }))).toEqual([]);
+    const java = `
+      package com.acme;
+      import java.io.FileInputStream;
+      import java.util.Properties;
+      import javax.crypto.KeyGenerator;
+      public class Keys {
+        public KeyGenerator gen() throws Exception {
+          Properties p = new Properties();
+          p.load(new FileInputStream("config/keys.properties"));
+          return KeyGenerator.getInstance(p.getProperty("key.alg", "AES"));
+        }
+      }
+    `;
+    const file = "src/main/java/com/acme/Keys.java";
+    expect(uses(analyse("java", file, java, { "config/keys.properties": "key.alg=DESede\n" })).map((u) => [u.cwe, u.algorithm])).toEqual([
+      ["CWE-327", "DESede"],
+    ]);
+    expect(uses(analyse("java", file, java, { "config/keys.properties": "key.alg=AES\n" }))).toEqual([]);
+  });
+});
+
 describe("JavaScript: JSON configuration", () => {
   const src = `
     const crypto = require("crypto");
