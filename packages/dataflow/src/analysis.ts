@@ -11,7 +11,7 @@ import { LOWERERS, SPECS, type Lowerer } from "./languages";
 import { engineMemo } from "./memo";
 import type { LanguageSpec } from "./spec";
 
-const ENGINE_REVISION = 1;
+const ENGINE_REVISION = 2;
 
 /** The files of one analysis. The analysis asks for each file's language, then its text. */
 export interface AnalysisInput {
