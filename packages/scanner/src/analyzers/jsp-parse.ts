@@ -13,6 +13,7 @@
  * Comments (`<%-- --%>`, `<!-- -->` is kept: browsers ignore it but the server still renders
  * expressions in it) and directives `<%@ … %>` are skipped.
  */
+import { lineOf, lineStarts } from "./secrets";
 
 export type CodeKind = "scriptlet" | "expression" | "declaration";
 
@@ -173,16 +174,6 @@ function readTag(text: string, i: number, name: string, page: JspPage): number {
 
 /** 1-based line of an offset, from a table of line starts built once per page. */
 export function lineLocator(text: string): (offset: number) => number {
-  const starts = [0];
-  for (let k = text.indexOf("\n"); k >= 0; k = text.indexOf("\n", k + 1)) starts.push(k + 1);
-  return (offset) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((starts[mid] as number) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  };
+  const starts = lineStarts(text);
+  return (offset) => lineOf(starts, offset) + 1;
 }

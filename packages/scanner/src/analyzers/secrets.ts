@@ -242,13 +242,14 @@ export function scanText(file: string, text: string, taxonomy: Taxonomy): Normal
 }
 
 /** Offsets where each line starts ("\n"-separated; a "\r" before it belongs to the line). */
-function lineStarts(text: string): number[] {
+export function lineStarts(text: string): number[] {
   const starts = [0];
   for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
   return starts;
 }
 
-function lineOf(starts: number[], offset: number): number {
+/** The 0-based line holding `offset`, by binary search over `lineStarts`. */
+export function lineOf(starts: number[], offset: number): number {
   let lo = 0;
   let hi = starts.length - 1;
   while (lo < hi) {
