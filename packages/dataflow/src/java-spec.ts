@@ -4,7 +4,8 @@
  */
 import { JAVA_CONFIG_SINKS, JAVA_STATES } from "./config-states";
 import { RESPONSE_BODY } from "./java-routes";
-import type { LanguageSpec, SinkRule } from "./spec";
+import { JAVA_CLIENT_AND_LOG_SINKS, sink } from "./java-client-sinks";
+import type { LanguageSpec } from "./spec";
 
 const REQUEST = /^(request|req|httpRequest|servletRequest|HttpServletRequest|ServletRequest)$/i;
 // The response's own writer; a PrintWriter over a file or a StringWriter is not a page.
@@ -35,16 +36,6 @@ const NIO_FILE_CALLS = [
   "newDirectoryStream",
   "setPosixFilePermissions",
 ];
-
-function sink(
-  id: string,
-  cwe: string,
-  title: string,
-  call: SinkRule["call"],
-  extra: Partial<SinkRule> & { message: string; remediation: string },
-): SinkRule {
-  return { id: `java-taint-${id}`, cwe, title, call, severity: "HIGH", ...extra };
-}
 
 export const JAVA_SPEC: LanguageSpec = {
   language: "java",
@@ -283,23 +274,6 @@ export const JAVA_SPEC: LanguageSpec = {
         args: [0],
       },
     ),
-    // A line break in a logged value forges log entries (CRLF_INJECTION_LOGS); SLF4J `{}` arguments are inserted as-is.
-    sink(
-      "log",
-      "CWE-117",
-      "Log injection",
-      {
-        names: ["info", "warn", "warning", "error", "debug", "trace", "fatal", "severe", "fine", "finer", "finest", "log"],
-        receiver: /^(log|logger|LOG|LOGGER|Log|Logger)$|Logger$/,
-      },
-      {
-        message: "Untrusted data is written to a log without its line breaks removed, so it can forge log entries.",
-        remediation: 'Replace CR and LF in logged values (value.replaceAll("[\\r\\n]", "_")), or log through an encoder that escapes them.',
-        args: "all",
-        severity: "LOW",
-        confidence: "MEDIUM",
-      },
-    ),
     sink(
       "header",
       "CWE-113",
@@ -396,56 +370,6 @@ export const JAVA_SPEC: LanguageSpec = {
         severity: "MEDIUM",
       },
     ),
-    // HTTP clients that take the URL as a string or URI: Spring's RestTemplate, URI.create, Apache HttpClient requests.
-    sink(
-      "ssrf-client",
-      "CWE-918",
-      "Server-side request forgery",
-      {
-        names: [
-          "getForObject",
-          "getForEntity",
-          "postForObject",
-          "postForEntity",
-          "postForLocation",
-          "exchange",
-          "put",
-          "patchForObject",
-          "headForHeaders",
-        ],
-        receiver: /^(Test)?RestTemplate$|restTemplate$/,
-      },
-      {
-        message: "Untrusted data decides which URL the server requests.",
-        remediation: "Allow only known hosts and schemes; resolve and reject internal addresses.",
-        args: [0],
-        severity: "MEDIUM",
-      },
-    ),
-    sink(
-      "ssrf-request",
-      "CWE-918",
-      "Server-side request forgery",
-      { names: ["HttpGet", "HttpPost", "HttpPut", "HttpDelete", "HttpHead", "HttpPatch"], isNew: true },
-      {
-        message: "Untrusted data decides which URL the server requests.",
-        remediation: "Allow only known hosts and schemes; resolve and reject internal addresses.",
-        args: [0],
-        severity: "MEDIUM",
-      },
-    ),
-    sink(
-      "ssrf-uri",
-      "CWE-918",
-      "Server-side request forgery",
-      { names: ["create"], path: /^URI\.create$/ },
-      {
-        message: "Untrusted data decides which URL the server requests.",
-        remediation: "Allow only known hosts and schemes; resolve and reject internal addresses.",
-        args: [0],
-        severity: "MEDIUM",
-      },
-    ),
     // Java serialization runs gadget chains from the bytes it reads: the stream is the input.
     sink(
       "deserialization",
@@ -469,6 +393,7 @@ export const JAVA_SPEC: LanguageSpec = {
         args: [0],
       },
     ),
+    ...JAVA_CLIENT_AND_LOG_SINKS,
     ...JAVA_CONFIG_SINKS,
   ],
   states: JAVA_STATES,
