@@ -2,17 +2,9 @@
  * Java sinks added for issue 20: outbound HTTP clients that take the URL as a string or URI
  * (SSRF) and loggers (log injection), and the `sink` helper the Java table builds its rules with.
  */
-import type { SinkRule } from "./spec";
+import { sinkMaker, type SinkRule } from "./spec";
 
-export function sink(
-  id: string,
-  cwe: string,
-  title: string,
-  call: SinkRule["call"],
-  extra: Partial<SinkRule> & { message: string; remediation: string },
-): SinkRule {
-  return { id: `java-taint-${id}`, cwe, title, call, severity: "HIGH", ...extra };
-}
+export const sink = sinkMaker("java-taint-");
 
 export const JAVA_CLIENT_AND_LOG_SINKS: readonly SinkRule[] = [
   // HTTP clients that take the URL as a string or URI: Spring's RestTemplate, URI.create, Apache HttpClient requests.

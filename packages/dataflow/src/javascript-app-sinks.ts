@@ -4,13 +4,9 @@
  * entity expansion (node-expat, xml2json), template data (`res.render`), Koa's `ctx.body`,
  * session writes (trust boundary), and archive entry names (zip slip).
  */
-import type { FieldSinkRule, SinkRule, SourceRule } from "./spec";
+import { sinkMaker, type FieldSinkRule, type SinkExtra as Extra, type SinkRule, type SourceRule } from "./spec";
 
-type Extra = Partial<SinkRule> & { message: string; remediation: string };
-
-function sink(id: string, cwe: string, title: string, call: SinkRule["call"], extra: Extra): SinkRule {
-  return { id: `js-taint-${id}`, cwe, title, call, severity: "HIGH", ...extra };
-}
+const sink = sinkMaker("js-taint-");
 
 const LOAD: Extra = {
   message: "Untrusted data chooses a module to load, which runs its code.",

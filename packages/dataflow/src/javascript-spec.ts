@@ -6,7 +6,7 @@
  */
 import { JAVASCRIPT_CONFIG_SINKS } from "./config-states";
 import { JAVASCRIPT_APP_FIELD_SINKS, JAVASCRIPT_APP_SINKS, JAVASCRIPT_APP_SOURCES, JAVASCRIPT_SERVER_STATE } from "./javascript-app-sinks";
-import type { LanguageSpec, SinkRule } from "./spec";
+import { sinkMaker, type LanguageSpec } from "./spec";
 
 /** Express/Fastify/Next.js request objects. */
 const REQ = /^(req|request)$/;
@@ -51,15 +51,7 @@ const FS_CALLS = [
 /** Calls naming two files (source and destination, target and link): both are paths. */
 const FS_PAIR_CALLS = ["rename", "renameSync", "copyFile", "copyFileSync", "cp", "cpSync", "symlink", "symlinkSync", "link", "linkSync"];
 
-function sink(
-  id: string,
-  cwe: string,
-  title: string,
-  call: SinkRule["call"],
-  extra: Partial<SinkRule> & { message: string; remediation: string },
-): SinkRule {
-  return { id: `js-taint-${id}`, cwe, title, call, severity: "HIGH", ...extra };
-}
+const sink = sinkMaker("js-taint-");
 
 const SQL = {
   message: "Untrusted data is built into an SQL statement.",

@@ -4,13 +4,9 @@
  * `HttpResponse.write`, and session writes (trust boundary: Flask `session[k] = v`, Django
  * `request.session[k] = v`).
  */
-import type { FieldSinkRule, SinkRule } from "./spec";
+import { sinkMaker, type FieldSinkRule, type SinkExtra as Extra, type SinkRule } from "./spec";
 
-type Extra = Partial<SinkRule> & { message: string; remediation: string };
-
-function sink(id: string, cwe: string, title: string, call: SinkRule["call"], extra: Extra): SinkRule {
-  return { id: `py-taint-${id}`, cwe, title, call, severity: "HIGH", ...extra };
-}
+const sink = sinkMaker("py-taint-");
 
 const PATH: Extra = {
   message: "Untrusted data is used as a file path.",

@@ -5,15 +5,12 @@
  * and XPath.
  */
 import { PYTHON_CONFIG_SINKS, PYYAML_UNSAFE } from "./config-states";
-import type { SinkRule } from "./spec";
+import { sinkMaker, type SinkExtra, type SinkRule } from "./spec";
 
 /** Matched against the text of the call that made the receiver; bare `Session()` is too often SQLAlchemy's. */
 const HTTP_CLIENT = /^(httpx\.(Async)?Client|requests\.[Ss]ession|(aiohttp\.)?ClientSession|urllib3\.PoolManager)\(/;
-type SinkExtra = Partial<SinkRule> & { message: string; remediation: string };
 
-function sink(id: string, cwe: string, title: string, call: SinkRule["call"], extra: SinkExtra): SinkRule {
-  return { id: `py-taint-${id}`, cwe, title, call, severity: "HIGH", ...extra };
-}
+const sink = sinkMaker("py-taint-");
 
 const SQL: SinkExtra = {
   message: "Untrusted data is built into an SQL statement.",

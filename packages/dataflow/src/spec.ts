@@ -76,6 +76,24 @@ export interface SinkRule {
   remediation: string;
 }
 
+/** What a sink table gives besides id, CWE, title and call: always the message and the remediation. */
+export type SinkExtra = Partial<SinkRule> & { message: string; remediation: string };
+
+/**
+ * The sink constructor of one language's tables: ids get the language's prefix
+ * (`java-taint-`, `py-taint-`, `js-taint-`) and sinks are HIGH unless `extra` says otherwise.
+ */
+export function sinkMaker(prefix: string) {
+  return (id: string, cwe: string, title: string, call: SinkRule["call"], extra: SinkExtra): SinkRule => ({
+    id: `${prefix}${id}`,
+    cwe,
+    title,
+    call,
+    severity: "HIGH",
+    ...extra,
+  });
+}
+
 /** An assignment to a field that is a sink (`el.innerHTML = x`, `response.headers[...] = x`). */
 export interface FieldSinkRule {
   id: string;
