@@ -89,6 +89,18 @@ const SINKS: readonly { rule: string; cwe: string; stmt: string; setup?: string 
     setup: `org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger("audit");`,
     stmt: `logger.info("lookup of " + data); // SINK`,
   },
+  {
+    rule: "java-taint-jndi",
+    cwe: "CWE-74",
+    setup: `javax.naming.InitialContext jndi = new javax.naming.InitialContext();`,
+    stmt: `Object bean = jndi.lookup(data); // SINK`,
+  },
+  {
+    rule: "java-taint-smtp-header",
+    cwe: "CWE-93",
+    setup: `javax.mail.internet.MimeMessage message = new javax.mail.internet.MimeMessage((javax.mail.Session) null);`,
+    stmt: `message.setSubject(data); // SINK`,
+  },
 ];
 
 twins(

@@ -4,6 +4,7 @@
  */
 import { JAVA_CONFIG_SINKS, JAVA_STATES } from "./config-states";
 import { RESPONSE_BODY } from "./java-routes";
+import { JAVA_API_SINKS } from "./java-api-sinks";
 import { JAVA_CLIENT_AND_LOG_SINKS, sink } from "./java-client-sinks";
 import type { LanguageSpec } from "./spec";
 
@@ -394,6 +395,7 @@ export const JAVA_SPEC: LanguageSpec = {
       },
     ),
     ...JAVA_CLIENT_AND_LOG_SINKS,
+    ...JAVA_API_SINKS,
     ...JAVA_CONFIG_SINKS,
   ],
   states: JAVA_STATES,

@@ -1,0 +1,196 @@
+/**
+ * Java sinks by API breadth (issue 21): the variants of each family that application code
+ * written outside the development fixtures uses: JNDI lookups, RequestDispatcher forwards,
+ * Spring resources and commons-io, Hibernate SQL fragments, mail headers, fluent HTTP clients
+ * (java.net.http, OkHttp, WebClient, Jsoup) and response-header builders. Receivers match the
+ * receiver's text or its declared type, so fields, `var` locals and fully qualified names work.
+ */
+import { sink } from "./java-client-sinks";
+import type { SinkRule } from "./spec";
+
+const PATH = {
+  message: "Untrusted data is used as a file path.",
+  remediation:
+    "Resolve the path against a fixed base directory, normalise it and check that it stays inside; or map input to an allowlist of names.",
+};
+const SSRF = {
+  message: "Untrusted data decides which URL the server requests.",
+  remediation: "Allow only known hosts and schemes; resolve and reject internal addresses.",
+  severity: "MEDIUM" as const,
+};
+const SQL = {
+  message: "Untrusted data is built into an SQL statement.",
+  remediation: "Bind values as query parameters (`setParameter`, `?` placeholders); never concatenate input into SQL.",
+};
+const HEADER = {
+  message: "Untrusted data is written into an HTTP response header.",
+  remediation: "Reject or encode CR and LF in header values (URLEncoder.encode for values that are URLs or parameters).",
+  severity: "MEDIUM" as const,
+};
+
+/** A File made in the argument itself: `new File(…)` and `FileUtils.getFile(…)` are path sinks of their own. */
+const MADE_AS_FILE = /^(new\s+(java\.io\.)?File\(|(org\.apache\.commons\.io\.)?FileUtils\.getFile\()/;
+/** A URI or URL made in the argument itself (`new URI(…)`, `URI.create(…)`, `new URL(…)`): reported there. */
+const MADE_AS_URL = /^(new\s+(java\.net\.)?(URI|URL)\(|(java\.net\.)?URI\.create\()/;
+/** commons-io FileUtils calls whose first argument is the file they read, write, copy or delete. */
+const FILE_UTILS = [
+  "readFileToString",
+  "readFileToByteArray",
+  "readLines",
+  "lineIterator",
+  "openInputStream",
+  "openOutputStream",
+  "writeStringToFile",
+  "writeByteArrayToFile",
+  "writeLines",
+  "write",
+  "touch",
+  "forceDelete",
+  "deleteQuietly",
+  "deleteDirectory",
+  "cleanDirectory",
+  "copyFile",
+  "copyDirectory",
+  "copyInputStreamToFile",
+  "copyToFile",
+  "copyURLToFile",
+  "moveFile",
+  "moveDirectory",
+  "listFiles",
+  "iterateFiles",
+];
+
+export const JAVA_API_SINKS: readonly SinkRule[] = [
+  // JNDI: a looked-up name from input can load a remote object factory (ldap:, rmi:).
+  sink(
+    "jndi",
+    "CWE-74",
+    "JNDI injection",
+    {
+      names: ["lookup", "lookupLink"],
+      receiver: /^(javax\.naming\.)?(Initial)?(Dir|Ldap)?Context$|^(ctx|context|initialContext|jndi\w*|namingContext)$/,
+    },
+    {
+      message: "Untrusted data is looked up as a JNDI name, which can load a remote object (ldap:, rmi:).",
+      remediation: "Look up only fixed `java:comp/env/…` names; never pass input to Context.lookup.",
+      args: [0],
+    },
+  ),
+  // RequestDispatcher file disclosure: input chooses the resource a request is forwarded or included to.
+  sink(
+    "path",
+    "CWE-22",
+    "Path traversal",
+    { names: ["getRequestDispatcher"] },
+    {
+      message: "Untrusted data chooses the resource the request is forwarded to, which can disclose files such as WEB-INF/web.xml.",
+      remediation: "Forward only to fixed views, or map input to an allowlist of view names.",
+      args: [0],
+      severity: "MEDIUM",
+    },
+  ),
+  sink(
+    "path",
+    "CWE-22",
+    "Path traversal",
+    { names: FILE_UTILS, path: /^(org\.apache\.commons\.io\.)?FileUtils\.\w+$/ },
+    { ...PATH, args: [0], unless: { arg: 0, text: MADE_AS_FILE } },
+  ),
+  sink(
+    "path",
+    "CWE-22",
+    "Path traversal",
+    { names: ["getFile"], path: /^(org\.apache\.commons\.io\.)?FileUtils\.getFile$/ },
+    { ...PATH, args: "all" },
+  ),
+  sink(
+    "path",
+    "CWE-22",
+    "Path traversal",
+    { names: ["FileSystemResource", "ClassPathResource", "PathResource", "ServletContextResource"], isNew: true },
+    { ...PATH, args: [0] },
+  ),
+  // getResource/getResourceAsStream on a Class, ClassLoader or ServletContext: input picks the packaged file.
+  sink(
+    "path",
+    "CWE-22",
+    "Path traversal",
+    { names: ["getResourceAsStream", "getResource", "getRealPath"] },
+    { ...PATH, args: [0], severity: "MEDIUM" },
+  ),
+  sink("path", "CWE-22", "Path traversal", { names: ["getPath"], receiver: /FileSystem/ }, { ...PATH, args: "all" }),
+  // Hibernate: SQL fragments and native queries; JDO queries.
+  sink(
+    "sql",
+    "CWE-89",
+    "SQL injection",
+    {
+      names: [
+        "sqlRestriction",
+        "createSQLQuery",
+        "createSqlQuery",
+        "createNativeMutationQuery",
+        "createSelectionQuery",
+        "createMutationQuery",
+      ],
+    },
+    { ...SQL, args: [0] },
+  ),
+  sink(
+    "sql",
+    "CWE-89",
+    "SQL injection",
+    { names: ["newQuery"], receiver: /PersistenceManager|^(pm|persistenceManager)$/ },
+    { ...SQL, args: "all" },
+  ),
+  // Mail headers: a line break in the subject or a header adds headers or recipients (SMTP header injection).
+  sink(
+    "smtp-header",
+    "CWE-93",
+    "SMTP header injection",
+    {
+      names: ["setSubject", "addHeader", "setHeader", "setDescription", "setDisposition", "setFileName"],
+      receiver: /Message|^(msg|message|mail|email|mime\w*)$/i,
+    },
+    {
+      message: "Untrusted data is written into an e-mail header, where a line break adds headers or recipients.",
+      remediation: "Reject CR and LF in values written to mail headers, or encode them (MimeUtility.encodeText).",
+      args: "all",
+      severity: "MEDIUM",
+    },
+  ),
+  // Fluent HTTP clients: java.net.http, OkHttp, Spring WebClient/RestClient, Jsoup, Apache fluent Request.
+  sink(
+    "ssrf-client",
+    "CWE-918",
+    "Server-side request forgery",
+    { names: ["newBuilder"], path: /^HttpRequest\.newBuilder$/ },
+    { ...SSRF, args: [0] },
+  ),
+  sink(
+    "ssrf-client",
+    "CWE-918",
+    "Server-side request forgery",
+    { names: ["uri", "url"], receiver: /Builder|[Ww]ebClient|[Rr]estClient|\.(get|post|put|patch|delete|head|method)\(\)?/ },
+    { ...SSRF, args: [0], unless: { arg: 0, text: MADE_AS_URL } },
+  ),
+  sink(
+    "ssrf-client",
+    "CWE-918",
+    "Server-side request forgery",
+    {
+      names: ["connect", "create", "Get", "Post", "Put", "Delete", "Head", "Patch"],
+      path: /^(Jsoup\.connect|WebClient\.create|Request\.(Get|Post|Put|Delete|Head|Patch))$/,
+    },
+    { ...SSRF, args: [0] },
+  ),
+  sink("ssrf-client", "CWE-918", "Server-side request forgery", { names: ["UrlResource"], isNew: true }, { ...SSRF, args: [0] }),
+  // ResponseEntity / JAX-RS Response builders: `.header(name, value)`.
+  sink(
+    "header",
+    "CWE-113",
+    "HTTP response splitting",
+    { names: ["header"], receiver: /ResponseEntity|^Response\b|\b(ok|status|created|accepted|noContent|seeOther|temporaryRedirect)\(/ },
+    { ...HEADER, args: [0, 1] },
+  ),
+];

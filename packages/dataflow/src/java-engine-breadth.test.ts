@@ -1,0 +1,197 @@
+/**
+ * Java sinks by API breadth (java-api-sinks.ts): each family in the styles application code
+ * uses besides servlets (Spring MVC, JAX-RS, fields set in constructors, `var`, fully qualified
+ * names, builder chains), a vulnerable twin and a safe one (constant, parameterised, allowlisted).
+ */
+import { dedent, inServlet, PKG, twins, type Files } from "../test/java-twins";
+
+const PATH = { rule: "java-taint-path", cwe: "CWE-22" };
+const SSRF = { rule: "java-taint-ssrf-client", cwe: "CWE-918" };
+
+/** A Spring @RestController `Api` with `members` (fields, constructor) and one handler `body` taking `@RequestParam String q`. */
+function spring(imports: string, members: string, body: string): Files {
+  const src = dedent(`
+    package com.example.web;
+
+    import org.springframework.web.bind.annotation.*;
+    ${imports}
+
+    @RestController
+    public class Api {
+    ${members}
+
+      @GetMapping("/api")
+      public Object handle(@RequestParam("q") String q) throws Exception {
+    ${body}
+      }
+    }
+  `);
+  return { [`${PKG}/Api.java`]: src };
+}
+
+/** A JAX-RS resource whose GET method takes `@QueryParam("q") String q`. */
+function jaxrs(imports: string, body: string): Files {
+  const src = dedent(`
+    package com.example.web;
+
+    import javax.ws.rs.*;
+    ${imports}
+
+    @Path("/res")
+    public class Res {
+      @GET
+      @Produces("application/json")
+      public String get(@QueryParam("q") String q) throws Exception {
+    ${body}
+      }
+    }
+  `);
+  return { [`${PKG}/Res.java`]: src };
+}
+
+twins("API breadth", [
+  {
+    name: "JNDI lookup of a request parameter (javax.naming.InitialContext)",
+    vuln: inServlet(`
+      javax.naming.Context ctx = new javax.naming.InitialContext();
+      Object bean = ctx.lookup(request.getParameter("name")); // SINK
+    `),
+    safe: inServlet(`
+      String name = request.getParameter("name");
+      javax.naming.Context ctx = new javax.naming.InitialContext();
+      Object bean = ctx.lookup("java:comp/env/jdbc/main"); // SINK
+    `),
+    expect: { rule: "java-taint-jndi", cwe: "CWE-74" },
+  },
+  {
+    name: "RequestDispatcher forward chosen by the request",
+    vuln: inServlet(`
+      String page = request.getParameter("page");
+      request.getRequestDispatcher("/WEB-INF/views/" + page).forward(request, response); // SINK
+    `),
+    safe: inServlet(`
+      String page = request.getParameter("page");
+      String view = "help".equals(page) ? "/WEB-INF/views/help.jsp" : "/WEB-INF/views/home.jsp";
+      request.getRequestDispatcher(view).forward(request, response); // SINK
+    `),
+    expect: PATH,
+  },
+  {
+    name: "commons-io FileUtils in a Spring controller",
+    vuln: spring(
+      "import org.apache.commons.io.FileUtils;\nimport java.io.File;",
+      "",
+      `    return FileUtils.readFileToString(FileUtils.getFile("/srv/reports", q), "UTF-8"); // SINK`,
+    ),
+    safe: spring(
+      "import org.apache.commons.io.FileUtils;\nimport java.io.File;",
+      "",
+      `    return FileUtils.readFileToString(FileUtils.getFile("/srv/reports", "daily.csv"), "UTF-8"); // SINK`,
+    ),
+    expect: PATH,
+  },
+  {
+    name: "Spring FileSystemResource from a request parameter",
+    vuln: spring(
+      "import org.springframework.core.io.*;",
+      "",
+      `    Resource r = new FileSystemResource("/srv/files/" + q); // SINK\n    return r.getFilename();`,
+    ),
+    safe: spring(
+      "import org.springframework.core.io.*;",
+      "",
+      `    Resource r = new FileSystemResource("/srv/files/readme.txt"); // SINK\n    return r.getFilename();`,
+    ),
+    expect: PATH,
+  },
+  {
+    name: "getResourceAsStream of a name from the request",
+    vuln: spring(
+      "import java.io.InputStream;",
+      "",
+      `    InputStream in = getClass().getResourceAsStream("/help/" + q); // SINK\n    return in.available();`,
+    ),
+    safe: spring(
+      "import java.io.InputStream;",
+      "",
+      `    InputStream in = getClass().getResourceAsStream("/help/index.txt"); // SINK\n    return in.available();`,
+    ),
+    expect: PATH,
+  },
+  {
+    name: "Hibernate sqlRestriction on a field set in the constructor",
+    vuln: spring(
+      "import org.hibernate.Session;\nimport org.hibernate.criterion.Restrictions;",
+      "  private final Session session;\n  public Api(Session session) { this.session = session; }",
+      `    return session.createCriteria(Object.class).add(Restrictions.sqlRestriction("owner = '" + q + "'")).list(); // SINK`,
+    ),
+    safe: spring(
+      "import org.hibernate.Session;\nimport org.hibernate.criterion.Restrictions;",
+      "  private final Session session;\n  public Api(Session session) { this.session = session; }",
+      `    return session.createCriteria(Object.class).add(Restrictions.eq("owner", q)).list(); // SINK`,
+    ),
+  },
+  {
+    name: "mail subject from a request parameter (SMTP header injection)",
+    vuln: inServlet(`
+      String subject = request.getParameter("subject");
+      javax.mail.internet.MimeMessage message = new javax.mail.internet.MimeMessage((javax.mail.Session) null);
+      message.setSubject("Support: " + subject); // SINK
+    `),
+    safe: inServlet(`
+      String subject = request.getParameter("subject");
+      javax.mail.internet.MimeMessage message = new javax.mail.internet.MimeMessage((javax.mail.Session) null);
+      message.setSubject("Support request received"); // SINK
+    `),
+    expect: { rule: "java-taint-smtp-header", cwe: "CWE-93" },
+  },
+  {
+    name: "java.net.http request built from a JAX-RS query parameter",
+    vuln: jaxrs(
+      "import java.net.http.*;\nimport java.net.URI;",
+      `    var req = HttpRequest.newBuilder().uri(new URI(q).resolve("/status")).GET().build(); // SINK\n    return req.method();`,
+    ),
+    safe: jaxrs(
+      "import java.net.http.*;\nimport java.net.URI;",
+      `    var req = HttpRequest.newBuilder().uri(new URI("https://status.example.com/")).GET().build(); // SINK\n    return req.method();`,
+    ),
+    expect: { rule: "java-taint-ssrf", cwe: "CWE-918" },
+  },
+  {
+    name: "OkHttp Request.Builder url",
+    vuln: jaxrs("import okhttp3.Request;", `    Request r = new Request.Builder().url(q).build(); // SINK\n    return r.method();`),
+    safe: jaxrs(
+      "import okhttp3.Request;",
+      `    Request r = new Request.Builder().url("https://api.example.com/v1").build(); // SINK\n    return r.method();`,
+    ),
+    expect: SSRF,
+  },
+  {
+    name: "Spring WebClient uri on a field",
+    vuln: spring(
+      "import org.springframework.web.reactive.function.client.WebClient;",
+      "  private final WebClient webClient = WebClient.create();",
+      `    webClient.get().uri(q).retrieve(); // SINK\n    return "ok";`,
+    ),
+    safe: spring(
+      "import org.springframework.web.reactive.function.client.WebClient;",
+      "  private final WebClient webClient = WebClient.create();",
+      `    webClient.get().uri("https://api.example.com/items").retrieve(); // SINK\n    return "ok";`,
+    ),
+    expect: SSRF,
+  },
+  {
+    name: "ResponseEntity header from a request parameter",
+    vuln: spring(
+      "import org.springframework.http.ResponseEntity;",
+      "",
+      `    ResponseEntity<String> r = ResponseEntity.ok().header("X-Lang", q).body("{}"); // SINK\n    return r;`,
+    ),
+    safe: spring(
+      "import org.springframework.http.ResponseEntity;",
+      "",
+      `    ResponseEntity<String> r = ResponseEntity.ok().header("X-Lang", "en").body("{}"); // SINK\n    return r;`,
+    ),
+    expect: { rule: "java-taint-header", cwe: "CWE-113" },
+  },
+]);
