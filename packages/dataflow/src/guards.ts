@@ -58,6 +58,7 @@ const CLASS_CHECKS = new Set([
   "isAlpha",
   "isDigits",
 ]);
+const SAFE_URL_CHECKS = new Set(["url_has_allowed_host_and_scheme", "is_safe_url"]);
 const MEMBERSHIP = new Set(["includes", "has", "contains", "containsKey", "__contains__"]);
 
 /** `case "a": case "b":` on a variable: there it is one of the constants (patterns that bind or test types prove nothing). */
@@ -135,6 +136,8 @@ function atom(t: Expr, peek: Peek, derived: (name: string) => Derivation | undef
     const refs = member(arg0, derived);
     if (refs.length) return { refs, negated: false };
   }
+  // Django `url_has_allowed_host_and_scheme(url, allowed_hosts)` (`is_safe_url` before 3.0): the URL stays on an allowed host.
+  if (SAFE_URL_CHECKS.has(t.callee) && arg0?.k === "var") return { refs: [{ name: arg0.name, cwes: SSRF }], negated: false };
   const equal = equalsAtom(t, peek, derived);
   if (equal) return equal;
   const subject = fullMatchSubject(t, peek);

@@ -44,6 +44,11 @@ const PATHLIB_IO = [
 ];
 /** A receiver made by a pathlib constructor, or named like a path. */
 const PATHLIB_RECEIVER = /^(pathlib\.)?(Pure)?(Posix|Windows)?Path\(|(^|[._])(path|file_path|filepath|target|dest|destination)$/i;
+/** Objects `save(dst)` writes a file for: an upload (werkzeug FileStorage), a storage, an image (PIL), a workbook. */
+const SAVED_FILE =
+  /(^|[._])(f|fh|file\w*|\w*_file|upload\w*|\w*storage|img|image|im|photo|picture|avatar|attachment|document|doc|wb|workbook)$/i;
+/** Loggers: `logging.info`, `log`, `logger`, `self.logger`, `app.logger`, `audit_logger`. */
+const LOGGER = /(^|\.)(log|logger|_log|_logger|LOG|LOGGER|logging)$|_(log|logger)$/;
 /** Flask's `session` (imported from flask), Django's `request.session`. */
 const SESSION_OBJECT = /^flask\.session$|^(self\.)?request\.session$/;
 
@@ -121,6 +126,80 @@ export const PYTHON_APP_SINKS: SinkRule[] = [
       args: [0, "content", "lines"],
     },
   ),
+  // Tornado handlers (python-routes.ts names `self.write` in a RequestHandler subclass): the page, the redirect, the headers.
+  sink(
+    "xss-tornado",
+    "CWE-79",
+    "Cross-site scripting",
+    { names: ["write", "finish"], path: /^tornado\.web\.RequestHandler\.(write|finish)$/ },
+    {
+      message: "Untrusted data is written into an HTML response without encoding.",
+      remediation: "Render a template with autoescaping (`self.render`), or escape with `tornado.escape.xhtml_escape`.",
+      severity: "MEDIUM",
+      args: [0, "chunk"],
+    },
+  ),
+  sink(
+    "redirect-tornado",
+    "CWE-601",
+    "Open redirect",
+    { names: ["redirect"], path: /^tornado\.web\.RequestHandler\.redirect$/ },
+    {
+      message: "Untrusted data decides where the user is redirected.",
+      remediation: "Redirect only to relative paths or to an allowlist of destinations.",
+      severity: "MEDIUM",
+      args: [0, "url"],
+    },
+  ),
+  sink(
+    "header-tornado",
+    "CWE-113",
+    "HTTP header injection",
+    { names: ["set_header", "add_header"], path: /^tornado\.web\.RequestHandler\.(set_header|add_header)$/ },
+    {
+      message: "Untrusted data is written into an HTTP response header.",
+      remediation: "Reject or strip CR and LF from header values, and allowlist the headers input may set.",
+      severity: "MEDIUM",
+      args: [0, 1, "name", "value"],
+    },
+  ),
+  // FastAPI/Starlette `FileResponse(path)`, aiohttp `web.FileResponse(path)`: the file sent back.
+  sink(
+    "path-file-response",
+    "CWE-22",
+    "Path traversal",
+    { names: ["FileResponse"], path: /^((starlette\.responses|fastapi\.responses|fastapi|aiohttp\.web)\.)?FileResponse$/ },
+    { ...PATH, args: [0, "path"] },
+  ),
+  // `upload.save(os.path.join(UPLOAD_DIR, upload.filename))`, `image.save(path)`: the file written.
+  sink("path-save", "CWE-22", "Path traversal", { names: ["save"], receiver: SAVED_FILE }, { ...PATH, args: [0, "dst", "fp", "filename"] }),
+  sink(
+    "pty-spawn",
+    "CWE-78",
+    "OS command injection",
+    { names: ["spawn"], path: /^pty\.spawn$/ },
+    {
+      message: "Untrusted data reaches an operating-system command.",
+      remediation: "Run a fixed program; validate its arguments against an allowlist.",
+      severity: "CRITICAL",
+      args: [0, "argv"],
+    },
+  ),
+  // A line break in a logged value forges log entries; `%s` arguments are inserted as they are.
+  sink(
+    "log",
+    "CWE-117",
+    "Log injection",
+    { names: ["debug", "info", "warning", "warn", "error", "critical", "exception", "fatal", "log"], receiver: LOGGER },
+    {
+      message: "Untrusted data is written to a log without its line breaks removed, so it can forge log entries.",
+      remediation:
+        'Replace CR and LF in logged values (`value.replace("\\n", "_").replace("\\r", "_")`), or log through a formatter that escapes them.',
+      args: "all",
+      severity: "LOW",
+      confidence: "MEDIUM",
+    },
+  ),
   sink(
     "trust-boundary",
     "CWE-501",
@@ -140,6 +219,18 @@ export const PYTHON_FIELD_SINKS: FieldSinkRule[] = [
     cwe: "CWE-501",
     title: "Trust boundary violation",
     ...TRUST_BOUNDARY,
+    severity: "MEDIUM",
+  },
+  // `resp.headers["X-Name"] = value` (Flask, Starlette), `response["X-Name"] = value` (Django).
+  {
+    id: "py-taint-header-set",
+    field: /(?!)/,
+    object: /^(self\.)?(\w+_)?(resp|response)(\.headers)?$|^(self\.)?(res|r)\.headers$/,
+    index: true,
+    cwe: "CWE-113",
+    title: "HTTP header injection",
+    message: "Untrusted data is written into an HTTP response header.",
+    remediation: "Reject or strip CR and LF from header values, and allowlist the headers input may set.",
     severity: "MEDIUM",
   },
 ];

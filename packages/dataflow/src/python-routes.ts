@@ -4,7 +4,8 @@
  * Django convention of views taking `request` first.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { Expr, FunctionIR, Stmt } from "./ir";
+import type { ClassIR, Expr, FunctionIR, Stmt } from "./ir";
+import { forEachExpr } from "./javascript-frameworks";
 import { kindOf } from "./lower-util";
 import { parts, type ParamInfo } from "./python-expr";
 
@@ -186,4 +187,27 @@ function viewResponse(items: Expr[], loc: Extract<Expr, { k: "array" }>["loc"]):
   else if (second?.k === "object") args.push({ k: "const", value: 200, loc }, second);
   else if (second) args.push(second);
   return { k: "call", callee: "make_response", receiver: null, args, path: "flask.make_response", loc, text: "make_response(…)" };
+}
+
+/** Response methods of a Tornado handler: what `self.write(…)` and `self.redirect(…)` are in its subclasses. */
+const TORNADO_RESPONSE = new Set(["write", "finish", "redirect", "set_header", "add_header", "set_cookie", "render_string"]);
+const TORNADO_HANDLER = /(^|\.)(RequestHandler|WebSocketHandler)$/;
+
+/**
+ * In a method of a `tornado.web.RequestHandler` subclass, `self.write(x)` is the handler's own
+ * response method: the call gets the path `tornado.web.RequestHandler.write` so the sink tables
+ * can name it without matching every `self.write` of other classes.
+ */
+export function tornadoHandlerCalls(fn: FunctionIR, cls: ClassIR | null): void {
+  if (!cls || ![cls.superclass ?? "", ...(cls.interfaces ?? [])].some((b) => TORNADO_HANDLER.test(b))) return;
+  forEachExpr(fn.body, (e) => {
+    if (
+      e.k === "call" &&
+      e.receiver?.k === "var" &&
+      e.receiver.name === "self" &&
+      TORNADO_RESPONSE.has(e.callee) &&
+      (!e.path || e.path === `self.${e.callee}`)
+    )
+      e.path = `tornado.web.RequestHandler.${e.callee}`;
+  });
 }

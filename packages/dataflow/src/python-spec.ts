@@ -15,7 +15,8 @@ import type { LanguageSpec } from "./spec";
 /** The request object as written: `request`, `flask.request`, `self.request` in class-based views. */
 const REQ = String.raw`^(flask\.)?(self\.)?request`;
 const REQUEST_RECEIVER = /^(flask\.)?(self\.)?request$|^(Request|HttpRequest|WSGIRequest|ASGIRequest)$/;
-const REQUEST_PARAMS = "args|form|values|GET|POST|query_params|path_params|view_args|matchdict|params";
+// aiohttp: `request.query`, `request.match_info`, `request.rel_url.query`; Bottle: `request.query`.
+const REQUEST_PARAMS = "args|form|values|GET|POST|query_params|path_params|view_args|matchdict|params|query|match_info|rel_url";
 const REQUEST_BODY = "json|data|body|stream|files|FILES|raw_post_data";
 const REQUEST_META = "headers|cookies|COOKIES|META|environ|query_string|authorization";
 
@@ -35,14 +36,18 @@ export const PYTHON_SPEC: LanguageSpec = {
       id: "py-src-request-get",
       call: {
         names: ["get", "getlist", "get_all", "to_dict", "dict", "lists", "items", "values"],
-        path: new RegExp(`${REQ}\\.(${REQUEST_PARAMS}|${REQUEST_META}|files|FILES)\\.\\w+$`),
+        path: new RegExp(`${REQ}\\.(${REQUEST_PARAMS}|${REQUEST_BODY}|${REQUEST_META})\\.\\w+$`),
       },
       kind: "remote",
       label: "HTTP request parameter",
     },
     {
       id: "py-src-request-call",
-      call: { names: ["get_json", "get_data", "json", "body", "form", "stream"], receiver: REQUEST_RECEIVER },
+      // aiohttp: `await request.post()`, `await request.text()`, `await request.read()`, `await request.multipart()`.
+      call: {
+        names: ["get_json", "get_data", "json", "body", "form", "stream", "post", "text", "read", "multipart"],
+        receiver: REQUEST_RECEIVER,
+      },
       kind: "remote",
       label: "HTTP request body",
     },
@@ -118,12 +123,18 @@ export const PYTHON_SPEC: LanguageSpec = {
     {
       id: "py-san-html-escape",
       call: {
-        names: ["escape", "conditional_escape"],
-        path: /^((html|cgi|markupsafe(\.Markup)?|flask|jinja2|werkzeug(\.utils)?|django\.utils\.html|xml\.sax\.saxutils)\.)?(escape|conditional_escape)$/,
+        names: ["escape", "conditional_escape", "xhtml_escape"],
+        path: /^((html|cgi|markupsafe(\.Markup)?|flask|jinja2|werkzeug(\.utils)?|django\.utils\.html|xml\.sax\.saxutils)\.)?(escape|conditional_escape)$|^tornado\.escape\.xhtml_escape$/,
       },
       cwes: ["CWE-79"],
     },
     { id: "py-san-bleach", call: { names: ["clean"], path: /^bleach\.clean$/ }, cwes: ["CWE-79"] },
+    // Django `format_html(fmt, *args)` escapes every argument (`format_html_join` likewise).
+    {
+      id: "py-san-format-html",
+      call: { names: ["format_html", "format_html_join"], path: /^(django\.utils\.html\.)?(format_html|format_html_join)$/ },
+      cwes: ["CWE-79"],
+    },
     // A page rendered from a template file: Flask and Django autoescape HTML templates.
     {
       id: "py-san-render-template",

@@ -20,7 +20,7 @@ import type { ClassIR, Expr, FunctionIR, LValue, Loc, ModuleIR, Stmt } from "./i
 import { kindOf, locOf, namedChildren, unknown } from "./lower-util";
 import { parseSource } from "./parser";
 import { PyExprs, parts, setOwn } from "./python-expr";
-import { flaskViewReturns, sourceParams } from "./python-routes";
+import { flaskViewReturns, sourceParams, tornadoHandlerCalls } from "./python-routes";
 
 /** Statements with no dataflow of their own. */
 const IGNORED = new Set([
@@ -431,6 +431,7 @@ class PyLowering {
     this.functions.push(fn);
     fn.body = this.block(node.field("body"));
     flaskViewReturns(fn, decorators, this.imports);
+    tornadoHandlerCalls(fn, cls);
   }
 
   /** Returns the class body's loose statements, which run where the class is defined. */
