@@ -88,7 +88,10 @@ function reexport(stmt: SgNode, imports: Imports): void {
   }
 }
 
-/** `require("m")`, `require("m").a.b`, `await import("m")`, or an alias of an imported name. */
+/**
+ * `require("m")`, `require("m").a.b`, `await import("m")`, an alias of an imported name, or
+ * `util.promisify(exec)`: the promise form runs the same call, so it keeps the wrapped path.
+ */
 function requiredPath(node: SgNode, imports: Imports): { path: string; member?: string } | undefined {
   const kind = kindOf(node);
   if (kind === "await_expression" || kind === "parenthesized_expression" || kind === "as_expression" || kind === "non_null_expression") {
@@ -97,7 +100,7 @@ function requiredPath(node: SgNode, imports: Imports): { path: string; member?: 
   }
   if (kind === "call_expression") {
     const mod = requireTarget(node);
-    return mod === undefined ? undefined : { path: mod };
+    return mod === undefined ? promisified(node, imports) : { path: mod };
   }
   if (kind === "member_expression") {
     const object = fieldOf(node, "object");
@@ -112,6 +115,16 @@ function requiredPath(node: SgNode, imports: Imports): { path: string; member?: 
     return path === undefined ? undefined : member === undefined ? { path } : { path, member };
   }
   return undefined;
+}
+
+/** `promisify(cp.exec)`, `util.promisify(exec)`: the wrapped function's path. */
+function promisified(call: SgNode, imports: Imports): { path: string; member?: string } | undefined {
+  const fn = fieldOf(call, "function");
+  const wrapper = fn ? requiredPath(fn, imports) : undefined;
+  const argList = fieldOf(call, "arguments");
+  const args = argList ? kids(argList) : [];
+  if (wrapper?.path !== "util.promisify" || args.length !== 1) return undefined;
+  return requiredPath(args[0]!, imports);
 }
 
 /** The module of `require("m")` / `import("m")` with a constant string argument. */

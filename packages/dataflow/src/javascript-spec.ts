@@ -11,6 +11,16 @@ import { sinkMaker, type LanguageSpec } from "./spec";
 /** Express/Fastify/Next.js request objects. */
 const REQ = /^(req|request)$/;
 const RES = /^(res|response|reply)$/;
+/**
+ * An Express response, also through its chaining setters (`res.status(404).send(x)`,
+ * `res.type("html").send(x)`); a Fastify reply only once it is typed as HTML
+ * (`reply.type("text/html").send(x)`, `reply.header("Content-Type", "text/html")`): it sends
+ * other strings as plain text.
+ */
+const RES_CHAIN =
+  /^(res|response)$|^(res|response)(\.(status|type|set|header|append|vary|cookie|clearCookie|location|links|attachment|contentType)\(.*\))+$|^reply(\.\w+\(.*\))*\.(type|header)\(.*html/i;
+/** jQuery (and cheerio) selections: `$("#x")`, `jQuery(el)`, a `$list` kept in a variable. */
+const JQUERY = /^\$|^jQuery\(/;
 /** SQL clients as they are usually named: `db`, `this.db`, `pool`, `connection`, `knex`, `sequelize`, `pgClient`. */
 const SQL_CLIENT =
   /(^|\.)(\w*(db|Db|DB|database|Database|pool|Pool|conn|Conn|connection|Connection|client|Client|knex|Knex|sequelize|Sequelize|mysql|trx|transaction|sql))$/;
@@ -217,8 +227,17 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
       { names: FS_PAIR_CALLS, path: new RegExp(`${FS_MODULE}(${FS_PAIR_CALLS.join("|")})$`) },
       { ...PATH, args: [0, 1] },
     ),
-    sink("path-send-file", "CWE-22", "Path traversal", { names: ["sendFile", "download"], receiver: RES }, PATH),
-    sink("xss", "CWE-79", "Cross-site scripting", { names: ["send", "write", "end"], receiver: /^(res|response)$/ }, XSS),
+    sink("path-send-file", "CWE-22", "Path traversal", { names: ["sendFile", "download"], receiver: RES_CHAIN }, PATH),
+    sink("xss", "CWE-79", "Cross-site scripting", { names: ["send", "write", "end"], receiver: RES_CHAIN }, XSS),
+    // jQuery parses HTML given to these methods, and `$(x)` parses x as HTML when it looks like markup.
+    sink(
+      "xss-jquery",
+      "CWE-79",
+      "Cross-site scripting",
+      { names: ["html", "append", "prepend", "after", "before", "replaceWith", "wrap", "wrapAll", "wrapInner"], receiver: JQUERY },
+      XSS,
+    ),
+    sink("xss-jquery-selector", "CWE-79", "Cross-site scripting", { names: ["$", "jQuery"], path: /^(\$|jQuery|jquery)$/ }, XSS),
     sink(
       "xss-document",
       "CWE-79",
@@ -390,6 +409,16 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
     { id: "js-taint-xss-html", field: /^(innerHTML|outerHTML)$/, cwe: "CWE-79", title: "Cross-site scripting", ...XSS, severity: "HIGH" },
     // `window.location = x` / `document.location = x`; `.href` is left out: too many unrelated objects have one.
     { id: "js-taint-redirect-field", field: /^location$/, cwe: "CWE-601", title: "Open redirect", ...REDIRECT, severity: "MEDIUM" },
+    // `window.location.href = x`: only on the browser's own location object.
+    {
+      id: "js-taint-redirect-href",
+      field: /^href$/,
+      object: /^((window|document|self|top)\.)?location$/,
+      cwe: "CWE-601",
+      title: "Open redirect",
+      ...REDIRECT,
+      severity: "MEDIUM",
+    },
     ...JAVASCRIPT_APP_FIELD_SINKS,
   ],
   sanitizers: [

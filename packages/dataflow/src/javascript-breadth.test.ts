@@ -1,0 +1,164 @@
+/**
+ * Breadth of the JavaScript/TypeScript taint tables on application code written in styles the
+ * development fixtures seldom use: Express routers with destructured input and chained
+ * responses, Koa, Fastify, NestJS, Next.js, promisified child_process, ORMs, jQuery and the
+ * browser's location. Each vulnerable line has a safe twin that must stay quiet.
+ */
+import { analyzeModules } from "./engine";
+import { lowerJavaScript } from "./javascript";
+import { JAVASCRIPT_SPEC } from "./javascript-spec";
+
+/** `file:line CWE` of every finding, sorted. */
+function findings(files: Record<string, string>): string[] {
+  const modules = Object.entries(files).map(([file, src]) =>
+    lowerJavaScript(file, src, /\.tsx?$/.test(file) ? "typescript" : "javascript"),
+  );
+  const lines = (f: string) => (files[f] ?? "").split("\n");
+  const out = analyzeModules(modules, { specs: new Map([["javascript", JAVASCRIPT_SPEC]]), lines });
+  return [...new Set(out.map((f) => `${f.file}:${f.start_line} ${f.cwe_id}`))].sort();
+}
+
+/** The lines of `src` that carry a `// VULN` marker, as `file:line CWE-n`. */
+function marked(file: string, src: string): string[] {
+  return src
+    .split("\n")
+    .flatMap((l, i) => {
+      const m = /\/\/ VULN (CWE-\d+)/.exec(l);
+      return m ? [`${file}:${i + 1} ${m[1]}`] : [];
+    })
+    .sort();
+}
+
+function expectMarked(file: string, src: string): void {
+  expect(findings({ [file]: src })).toEqual(marked(file, src));
+}
+
+describe("javascript breadth: responses and redirects", () => {
+  it("sees Express responses through their chaining setters, and Fastify replies typed as HTML", () => {
+    const src = [
+      'const express = require("express");',
+      "const router = express.Router();",
+      'router.get("/a", (req, res) => {',
+      '  res.status(404).send("Not found: " + req.query.q); // VULN CWE-79',
+      "  res.status(200).json({ q: req.query.q });",
+      '  res.type("html").send(`<p>${req.query.name}</p>`); // VULN CWE-79',
+      "  res.status(200).sendFile(req.query.file); // VULN CWE-22",
+      "});",
+      'fastify.get("/f", async (request, reply) => {',
+      '  reply.type("text/html").send(`<div>${request.query.q}</div>`); // VULN CWE-79',
+      '  reply.header("Content-Type", "text/html; charset=utf-8").send(request.query.q); // VULN CWE-79',
+      "  reply.send(request.query.q);",
+      '  reply.type("application/json").send(request.query.q);',
+      "});",
+    ].join("\n");
+    expectMarked("routes.js", src);
+  });
+
+  it("redirects through the browser's location.href, not any object's href", () => {
+    const src = [
+      "const params = new URLSearchParams(window.location.search);",
+      'window.location.href = params.get("next"); // VULN CWE-601',
+      'location.href = params.get("goto"); // VULN CWE-601',
+      'link.href = params.get("next");',
+      'window.location.href = "/home";',
+    ].join("\n");
+    expectMarked("page.js", src);
+  });
+});
+
+describe("javascript breadth: jQuery", () => {
+  it("reports markup handed to jQuery's HTML methods and to $() itself, not text", () => {
+    const src = [
+      'import $ from "jquery";',
+      'const msg = new URLSearchParams(location.search).get("msg");',
+      '$("#box").html(msg); // VULN CWE-79',
+      "const $list = $('#list');",
+      '$list.append("<li>" + msg + "</li>"); // VULN CWE-79',
+      "$(location.hash); // VULN CWE-79",
+      '$("#box").text(msg);',
+      '$("#box").html("<b>fixed</b>");',
+      '$("#box").attr("title", msg);',
+    ].join("\n");
+    expectMarked("widget.js", src);
+  });
+});
+
+describe("javascript breadth: promisified child_process", () => {
+  it("keeps the wrapped function's sink through util.promisify, in both module systems", () => {
+    const esm = [
+      'import { promisify } from "node:util";',
+      'import { exec, execFile } from "node:child_process";',
+      "const execAsync = promisify(exec);",
+      "const execFileAsync = promisify(execFile);",
+      'app.get("/ping", async (req, res) => {',
+      '  await execAsync("ping -c 1 " + req.query.host); // VULN CWE-78',
+      '  await execFileAsync("ping", ["-c", "1", req.query.host]);',
+      "});",
+    ].join("\n");
+    expectMarked("ping.ts", esm);
+    const cjs = [
+      'const util = require("util");',
+      'const cp = require("child_process");',
+      "const run = util.promisify(cp.exec);",
+      'app.post("/x", async (req, res) => {',
+      "  const { cmd } = req.body;",
+      "  await run(cmd); // VULN CWE-78",
+      "});",
+    ].join("\n");
+    expectMarked("run.js", cjs);
+  });
+
+  it("does not treat an unrelated promisify as a command", () => {
+    const src = [
+      'const { promisify } = require("util");',
+      'const fs = require("fs");',
+      "const sleep = promisify(setTimeout);",
+      'app.get("/s", async (req, res) => { await sleep(10); res.json({ ok: req.query.q === "a" }); });',
+    ].join("\n");
+    expect(findings({ "sleep.js": src })).toEqual([]);
+  });
+});
+
+describe("javascript breadth: frameworks and stores", () => {
+  it("follows Koa, Next.js and NestJS input into SQL, commands and files", () => {
+    const src = [
+      'import { exec } from "child_process";',
+      'import { Pool } from "pg";',
+      'import type { NextApiRequest, NextApiResponse } from "next";',
+      "const pool = new Pool();",
+      'router.get("/k/:id", async (ctx, next) => {',
+      '  await pool.query("SELECT * FROM t WHERE id = " + ctx.params.id); // VULN CWE-89',
+      '  await pool.query("SELECT * FROM t WHERE id = $1", [ctx.params.id]);',
+      "  ctx.redirect(ctx.query.next); // VULN CWE-601",
+      "});",
+      "export default async function handler(req: NextApiRequest, res: NextApiResponse) {",
+      "  const { slug } = req.query;",
+      "  await pool.query(`SELECT * FROM posts WHERE slug = '${slug}'`); // VULN CWE-89",
+      "}",
+      "export class RunController {",
+      "  run(@Body() body: { cmd: string }) {",
+      "    exec(body.cmd); // VULN CWE-78",
+      "  }",
+      "}",
+    ].join("\n");
+    expectMarked("api.ts", src);
+  });
+
+  it("covers ORM raw APIs, and leaves their bound forms alone", () => {
+    const src = [
+      'import { PrismaClient } from "@prisma/client";',
+      'import knex from "knex";',
+      "const prisma = new PrismaClient();",
+      'const db = knex({ client: "pg" });',
+      "export async function search(req: Request, res: Response) {",
+      "  const q = String(req.query.q);",
+      "  await prisma.$queryRawUnsafe(`SELECT * FROM p WHERE t = '${q}'`); // VULN CWE-89",
+      "  await prisma.$queryRaw`SELECT * FROM p WHERE t = ${q}`;",
+      "  await db(\"users\").whereRaw(`email = '${q}'`); // VULN CWE-89",
+      '  await db.raw("select * from users where email = ?", [q]);',
+      "}",
+      'app.get("/s", search);',
+    ].join("\n");
+    expectMarked("orm.ts", src);
+  });
+});
