@@ -52,6 +52,7 @@ module.exports = {
         "^packages/rules/rule-tests/",
         "^bench/detection/taint-cases/",
         "^bench/detection/apps/",
+        "^bench/detection/apps-held/",
       ],
     },
     tsPreCompilationDeps: true,

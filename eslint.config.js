@@ -11,6 +11,7 @@ export default tseslint.config(
       "**/fixtures/**",
       "packages/rules/rule-tests/**",
       "bench/detection/apps/**",
+      "bench/detection/apps-held/**",
     ],
   },
   js.configs.recommended,
