@@ -6,7 +6,17 @@
  */
 import type { Level, Severity } from "@ax/contracts";
 import { parseJsp, type CodePart, type ElPart, type TagContext } from "./jsp-parse";
-import { assignmentsIn, attributesSetIn, closingParen, elTaint, javaTaint, withoutSafeParts, type Taint } from "./jsp-taint";
+import {
+  assignmentsIn,
+  attributesSetIn,
+  closingParen,
+  elDynamic,
+  elTaint,
+  javaDynamic,
+  javaTaint,
+  withoutSafeParts,
+  type Taint,
+} from "./jsp-taint";
 
 export interface JspCheck {
   id: string;
@@ -81,6 +91,41 @@ export const CHECKS = {
     "MEDIUM",
     "Redirect only to relative paths or allowlisted hosts.",
   ),
+  header: check(
+    "header-injection",
+    "CWE-113",
+    "Response header or cookie value from request data in a scriptlet",
+    "MEDIUM",
+    "Validate header and cookie values against an allowlist or strip CR/LF.",
+  ),
+  trustBoundary: check(
+    "trust-boundary",
+    "CWE-501",
+    "Request data stored in the session from a scriptlet",
+    "LOW",
+    "Validate values before storing them in the session.",
+  ),
+  reflection: check(
+    "unsafe-reflection",
+    "CWE-470",
+    "Class loaded by a name from request data in a scriptlet",
+    "HIGH",
+    "Map the request value to an allowlisted class.",
+  ),
+  scriptEval: check(
+    "script-injection",
+    "CWE-95",
+    "Script evaluated from request data in a scriptlet",
+    "CRITICAL",
+    "Evaluate only fixed scripts and pass request values as bindings.",
+  ),
+  ssrf: check(
+    "ssrf",
+    "CWE-918",
+    "URL fetched from request data in a scriptlet",
+    "HIGH",
+    "Fetch only allowlisted hosts; never a URL taken from the request.",
+  ),
   weakHash: check(
     "weak-hash",
     "CWE-328",
@@ -115,7 +160,20 @@ const CODE_SINKS: { call: RegExp; check: JspCheck }[] = [
   },
   { call: /\.\s*getRequestDispatcher\s*\(|\bpageContext\s*\.\s*(?:include|forward)\s*\(/g, check: CHECKS.include },
   { call: /\bresponse\s*\.\s*sendRedirect\s*\(/g, check: CHECKS.redirect },
+  { call: /\bnew\s+(?:javax\.servlet\.http\.|jakarta\.servlet\.http\.)?Cookie\s*\(/g, check: CHECKS.header },
+  {
+    call: /\bsession\s*\.\s*(?:setAttribute|putValue)\s*\(|\brequest\s*\.\s*getSession\s*\([^()]*\)\s*\.\s*(?:setAttribute|putValue)\s*\(/g,
+    check: CHECKS.trustBoundary,
+  },
+  { call: /\bClass\s*\.\s*forName\s*\(|\.\s*loadClass\s*\(/g, check: CHECKS.reflection },
+  {
+    call: /\b(?:engine|eng|scriptEngine|se|js)\w*\s*\.\s*eval\s*\(|\.\s*getEngineBy\w+\s*\([^()]*\)\s*\.\s*eval\s*\(/gi,
+    check: CHECKS.scriptEval,
+  },
+  { call: /\bnew\s+(?:java\.net\.)?URL\s*\(/g, check: CHECKS.ssrf },
 ];
+/** response.setHeader/addHeader of any header but Location (a redirect, below). */
+const HEADER_SINK = /\bresponse\s*\.\s*(?:setHeader|addHeader)\s*\(\s*"(?!Location")[^"]*"\s*,/gi;
 const LOCATION_HEADER = /\bresponse\s*\.\s*(?:setHeader|addHeader)\s*\(\s*"Location"\s*,/gi;
 const WEAK_HASH = /\bMessageDigest\s*\.\s*getInstance\s*\(\s*"(?:MD2|MD4|MD5|SHA|SHA-?1)"/gi;
 const WEAK_CIPHER =
@@ -136,7 +194,7 @@ export function checkPage(text: string): JspHit[] {
     else checkCode(part, vars, elNames, hits);
   }
   // <%@ page isELIgnored="true" %>: ${…} is template text, written as is.
-  if (!EL_IGNORED.test(text)) checkEl(page.el, elNames, hits);
+  if (!EL_IGNORED.test(text)) checkEl(page.el, elNames, tagBodies(text), hits);
   return hits.sort((a, b) => a.offset - b.offset);
 }
 
@@ -159,9 +217,14 @@ function checkCode(part: CodePart, vars: Map<string, Taint>, elNames: Map<string
       events.push({ offset: at, run: () => sinkCall(part, at, at + m[0].length - 1, sink.check, vars, hits) });
     }
   }
-  for (const m of code.matchAll(LOCATION_HEADER)) {
-    const at = m.index ?? 0;
-    events.push({ offset: at, run: () => sinkCall(part, at, code.lastIndexOf("(", at + m[0].length), CHECKS.redirect, vars, hits) });
+  for (const [re, c] of [
+    [LOCATION_HEADER, CHECKS.redirect],
+    [HEADER_SINK, CHECKS.header],
+  ] as const) {
+    for (const m of code.matchAll(re)) {
+      const at = m.index ?? 0;
+      events.push({ offset: at, run: () => sinkCall(part, at, code.lastIndexOf("(", at + m[0].length), c, vars, hits) });
+    }
   }
   events.sort((a, b) => a.offset - b.offset).forEach((e) => e.run());
   for (const [re, c] of [
@@ -188,6 +251,46 @@ function sinkCall(part: CodePart, at: number, open: number, c: JspCheck, vars: M
   hits.push({ check: c, offset: part.start + at, confidence: level(t), text: part.code.slice(at, end) });
 }
 
+/** Tags whose attribute binds a page variable: `<c:set var value>`, `<c:url var value>`, `<c:forEach var items>`. */
+const BINDING_ATTRIBUTE: Readonly<Record<string, string>> = {
+  "c:set": "value",
+  "c:url": "value",
+  "c:foreach": "items",
+  "c:fortokens": "items",
+};
+
+/** Tag arguments where any non-constant value counts (weakly): the tag includes, evaluates or writes it raw. */
+const DYNAMIC_COUNTS: ReadonlySet<JspCheck> = new Set([CHECKS.include, CHECKS.elInjection, CHECKS.xssCOut]);
+
+/** A tag body that is not output as is: `<c:set var="x">…</c:set>` binds x; escaping tags' bodies are escaped. */
+interface TagBody {
+  start: number;
+  end: number;
+  /** The variable the body is assigned to, or null when the body is written escaped. */
+  bind: string | null;
+}
+
+const BODY_TAG = /<(c:set|c:out|spring:escapeBody)\b((?:[^>"']|"[^"]*"|'[^']*')*?)(?<!\/)>([\s\S]*?)<\/\1\s*>/gi;
+
+function tagBodies(text: string): TagBody[] {
+  const out: TagBody[] = [];
+  for (const m of text.matchAll(BODY_TAG)) {
+    const name = (m[1] ?? "").toLowerCase();
+    const attrs = m[2] ?? "";
+    const end = (m.index ?? 0) + m[0].lastIndexOf("</");
+    const start = end - (m[3] ?? "").length;
+    if (name === "c:set") {
+      const v = /\bvar\s*=\s*["']([\w.]+)["']/.exec(attrs)?.[1];
+      if (v) out.push({ start, end, bind: v });
+    } else if (
+      name === "c:out" ? !/\bescapeXml\s*=\s*["']\s*false/i.test(attrs) : /\b(?:htmlEscape|javaScriptEscape)\s*=\s*["']\s*true/i.test(attrs)
+    ) {
+      out.push({ start, end, bind: null });
+    }
+  }
+  return out;
+}
+
 /** What writing a value in this tag context means: output, an include, a redirect, or nothing. */
 function contextCheck(tag: TagContext | null, xss: JspCheck): JspCheck | null {
   if (!tag) return xss;
@@ -199,30 +302,50 @@ function contextCheck(tag: TagContext | null, xss: JspCheck): JspCheck | null {
   // Spring's eval tag evaluates its attribute as SpEL: request data there is code.
   if (name === "spring:eval" && tag.attribute === "expression") return CHECKS.elInjection;
   if (name === "c:out" && tag.attribute === "value" && /\bescapeXml\s*=\s*["']\s*false\s*["']/i.test(tag.text)) return CHECKS.xssCOut;
+  // <spring:message text|arguments="…" htmlEscape="false"/> writes the message unescaped.
+  const springText = name === "spring:message" && (tag.attribute === "text" || tag.attribute === "arguments");
+  if (springText && /\bhtmlEscape\s*=\s*["']\s*false\s*["']/i.test(tag.text)) return xss;
   return null;
 }
 
 function checkExpression(part: CodePart, vars: Map<string, Taint>, hits: JspHit[]): void {
   const c = contextCheck(part.tag, CHECKS.xssExpression);
   if (!c) return;
-  const t = javaTaint(part.code, vars);
+  let t = javaTaint(part.code, vars);
+  if (t === 0 && DYNAMIC_COUNTS.has(c) && javaDynamic(part.code)) t = 1;
   if (t > 0) hits.push({ check: c, offset: part.start, confidence: level(t), text: `<%=${part.code}%>` });
 }
 
-/** EL in page order: `<c:set var value>` taints or clears its variable; output contexts are checked. */
-function checkEl(parts: ElPart[], names: Map<string, Taint>, hits: JspHit[]): void {
+/**
+ * EL in page order: binding tags (`<c:set var value>`, `<c:url>`, `<c:forEach items>`) and
+ * `<c:set var>` bodies taint or clear their variable; escaping tags' bodies are skipped;
+ * output contexts are checked.
+ */
+function checkEl(parts: ElPart[], names: Map<string, Taint>, bodies: TagBody[], hits: JspHit[]): void {
+  const bodyTaint = new Map<TagBody, Taint>();
   for (const part of parts) {
     const tag = part.tag;
-    if (tag?.name.toLowerCase() === "c:set" && tag.attribute === "value") {
+    const tagName = tag?.name.toLowerCase() ?? "";
+    const bound = BINDING_ATTRIBUTE[tagName];
+    if (tag && bound && tag.attribute === bound) {
       const v = /\bvar\s*=\s*["']([\w.]+)["']/.exec(tag.text)?.[1];
       if (v) names.set(v, elTaint(part.expr, names));
+      continue;
+    }
+    const body = tag ? undefined : bodies.find((b) => b.start <= part.start && part.start < b.end);
+    if (body) {
+      if (body.bind === null) continue;
+      const t = Math.max(bodyTaint.get(body) ?? 0, elTaint(withoutSafeParts(part.expr), names)) as Taint;
+      bodyTaint.set(body, t);
+      names.set(body.bind, t);
       continue;
     }
     const c = contextCheck(tag, CHECKS.xssEl);
     if (!c) continue;
     // A ternary writes its branches only.
     const written = withoutSafeParts(part.expr);
-    const t = elTaint(written, names);
+    let t = elTaint(written, names);
+    if (t === 0 && DYNAMIC_COUNTS.has(c) && elDynamic(written)) t = 1;
     if (t > 0) hits.push({ check: c, offset: part.start, confidence: level(t), text: `\${${part.expr}}` });
   }
 }

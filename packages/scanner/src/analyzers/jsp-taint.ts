@@ -29,6 +29,9 @@ const SANITIZER_CALL = new RegExp(
     String.raw`\bFilenameUtils\s*\.\s*getName`,
     String.raw`(?<![\w.])(?:escapeHtml\w*|escapeXml\w*|htmlEncode|encodeHtml\w*|encodeForHTML\w*|sanitize\w*)`,
     String.raw`\bfn\s*:\s*(?:escapeXml|length|contains|containsIgnoreCase|startsWith|endsWith|indexOf)`,
+    // encoder.encodeForHTML(x), policy.sanitize(x), Jsoup.clean(x): encoder and sanitizer objects
+    String.raw`\.\s*(?:encodeFor\w+|escapeHtml\w*|escapeXml\w*|htmlEscape\w*|forHtml\w*|sanitize\w*)`,
+    String.raw`\bJsoup\s*\.\s*clean`,
     // x.equals("a"), x.length(), x.isEmpty(): booleans and numbers
     String.raw`[\w$.]+(?:\(\s*\))?\s*\.\s*(?:equals|equalsIgnoreCase|contains|startsWith|endsWith|matches|isEmpty|length|size|hashCode|indexOf|compareTo)`,
   ].join("|"),
@@ -74,7 +77,8 @@ export function withoutSafeParts(expr: string): string {
     }
     if (!changed) break;
   }
-  const operand = String.raw`[\w$.\[\]'"]+`;
+  // a name, literal or call: x, 'a', request.getParameter("id"), s.trim().length()
+  const operand = String.raw`[\w$.\[\]'"]+(?:\([^()]*\)[\w$.]*)*`;
   return out
     .replace(new RegExp(String.raw`${operand}\s*(?:==|!=|<=|>=|<|>|\b(?:eq|ne|lt|gt|le|ge)\b)\s*${operand}`, "g"), "0")
     .replace(new RegExp(String.raw`\b(?:empty|not\s+empty)\s+${operand}`, "g"), "0")
@@ -106,6 +110,47 @@ export function elTaint(expr: string, names: ReadonlyMap<string, Taint>): Taint 
   const fromNames = namesIn(code, names);
   if (fromNames === 2) return 2;
   return EL_WEAK.test(code) ? 1 : fromNames;
+}
+
+/** EL words that are operators or literals, not names. */
+const EL_WORDS = new Set([
+  "true",
+  "false",
+  "null",
+  "empty",
+  "not",
+  "and",
+  "or",
+  "eq",
+  "ne",
+  "lt",
+  "gt",
+  "le",
+  "ge",
+  "div",
+  "mod",
+  "instanceof",
+]);
+
+/**
+ * Whether an EL expression reads any name at all (a model attribute, a bean, a scoped
+ * variable) once literals, escaping calls and tests are taken out: in a tag that includes,
+ * imports or evaluates its argument, such a value is not fixed text.
+ */
+export function elDynamic(expr: string): boolean {
+  const code = withoutSafeParts(expr.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, "''"))
+    .replace(/\bpageContext\s*\.\s*(?:request\s*\.\s*)?(?:contextPath|servletContext\s*\.\s*contextPath)\b/g, "")
+    .replace(/\b\w+\s*:\s*\w+\s*\(/g, "(");
+  for (const m of code.matchAll(/(?<![\w$.])([A-Za-z_$][\w$]*)/g)) if (!EL_WORDS.has(m[1] as string)) return true;
+  return false;
+}
+
+/** The same for a Java expression: any name or call left besides literals and safe calls. */
+export function javaDynamic(expr: string): boolean {
+  const code = withoutSafeParts(blankStrings(expr))
+    .replace(/"[^"]*"|'[^']*'/g, "")
+    .replace(/\brequest\s*\.\s*getContextPath\s*\(\s*\)/g, "");
+  return /(?<![\w$.])(?!(?:true|false|null|new)\b)[A-Za-z_$][\w$]*/.test(code);
 }
 
 const ASSIGNMENT = /(?<![\w$.])(?:final\s+)?(?:[\w$.]+(?:<[^<>;]*>)?(?:\[\])*\s+)?([A-Za-z_$][\w$]*)\s*(\+=|=)(?!=)([^;]*);/g;

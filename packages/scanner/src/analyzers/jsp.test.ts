@@ -152,6 +152,92 @@ describe("scriptlet sinks", () => {
   });
 });
 
+describe("page variables, tag bodies and tag arguments", () => {
+  it("follows c:set bodies, c:url and c:forEach variables and reads spring:message htmlEscape", async () => {
+    const page = [
+      TAGLIBS,
+      '<%@ taglib prefix="spring" uri="http://www.springframework.org/tags" %>',
+      '<c:set var="body">${param.body}</c:set>',
+      "<div>${body}</div>",
+      '<c:url var="back" value="${param.back}"/>',
+      '<a href="${back}">back</a>',
+      '<c:forEach items="${paramValues.item}" var="it">',
+      "  <li>${it}</li>",
+      "</c:forEach>",
+      '<spring:message code="greeting" arguments="${param.name}" htmlEscape="false"/>',
+      '<jsp:include page="${view}"/>',
+      '<spring:eval expression="${formula}"/>',
+      '<c:out value="${user.bio}" escapeXml="false"/>',
+    ].join("\n");
+    expect(found(await scan({ "web/vars.jsp": page }))).toEqual([
+      [6, "jsp.xss-el", "CWE-79"],
+      [8, "jsp.xss-el", "CWE-79"],
+      [10, "jsp.xss-el", "CWE-79"],
+      [12, "jsp.xss-el", "CWE-79"],
+      [13, "jsp.file-inclusion", "CWE-98"],
+      [14, "jsp.el-injection", "CWE-917"],
+      [15, "jsp.xss-c-out-unescaped", "CWE-79"],
+    ]);
+  });
+
+  it("stays silent on escaped bodies, escaped loop variables, tests of request data and fixed tag arguments", async () => {
+    const page = [
+      TAGLIBS,
+      '<%@ taglib prefix="spring" uri="http://www.springframework.org/tags" %>',
+      '<c:set var="body">${fn:escapeXml(param.body)}</c:set>',
+      "<div>${body}</div>",
+      '<spring:escapeBody htmlEscape="true">${param.x}</spring:escapeBody>',
+      '<c:out value="${param.a}">${param.fallback}</c:out>',
+      '<c:forEach items="${paramValues.item}" var="it"><li><c:out value="${it}"/></li></c:forEach>',
+      '<spring:message code="greeting" arguments="${param.name}"/>',
+      '<p><%= request.getParameter("id") != null ? "yes" : "no" %></p>',
+      '<p><%= policy.sanitize(request.getParameter("bio")) %></p>',
+      '<jsp:include page="${pageContext.request.contextPath}/header.jsp"/>',
+      '<jsp:include page="<%= "/WEB-INF/footer.jsp" %>"/>',
+      '<c:out value="${user.bio}"/>',
+    ].join("\n");
+    expect(found(await scan({ "web/vars.jsp": page }))).toEqual([]);
+  });
+});
+
+describe("more scriptlet sinks", () => {
+  it("reports headers, cookies, session attributes, reflection, script evaluation and URLs from request data", async () => {
+    const page = [
+      "<%",
+      '  response.setHeader("X-Name", request.getParameter("h"));',
+      '  Cookie ck = new Cookie("pref", request.getParameter("pref"));',
+      '  session.setAttribute("user", request.getParameter("user"));',
+      '  Class.forName(request.getParameter("cls"));',
+      '  javax.script.ScriptEngine engine = new javax.script.ScriptEngineManager().getEngineByName("js");',
+      '  engine.eval(request.getParameter("code"));',
+      '  java.io.InputStream in = new java.net.URL(request.getParameter("u")).openStream();',
+      "%>",
+    ].join("\n");
+    expect(found(await scan({ "tools.jsp": page }))).toEqual([
+      [2, "jsp.header-injection", "CWE-113"],
+      [3, "jsp.header-injection", "CWE-113"],
+      [4, "jsp.trust-boundary", "CWE-501"],
+      [5, "jsp.unsafe-reflection", "CWE-470"],
+      [7, "jsp.script-injection", "CWE-95"],
+      [8, "jsp.ssrf", "CWE-918"],
+    ]);
+  });
+
+  it("stays silent on fixed values and validated ones", async () => {
+    const page = [
+      "<%",
+      '  response.setHeader("Cache-Control", "no-store");',
+      '  Cookie ck = new Cookie("theme", "dark");',
+      '  session.setAttribute("page", Integer.parseInt(request.getParameter("page")));',
+      '  Class.forName("org.h2.Driver");',
+      '  new javax.script.ScriptEngineManager().getEngineByName("js").eval("1 + 1");',
+      '  java.io.InputStream in = new java.net.URL("https://example.com/feed").openStream();',
+      "%>",
+    ].join("\n");
+    expect(found(await scan({ "tools.jsp": page }))).toEqual([]);
+  });
+});
+
 it("lowers confidence for request attributes and in test paths, and reports each check once per line", async () => {
   const findings = await scan({
     "web/a.jsp": "<p>${requestScope.msg}</p>\n<p>${param.a} ${param.b}</p>\n",

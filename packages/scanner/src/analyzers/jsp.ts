@@ -21,7 +21,7 @@ import { AnalyzerOutputLimitError, AnalyzerTimeoutError, type Analyzer, type Ana
 
 export const JSP_ANALYZER = "jsp";
 /** Bump when checks change: part of the cache key. */
-export const JSP_ANALYZER_VERSION = "2";
+export const JSP_ANALYZER_VERSION = "3";
 const MAX_JSP_BYTES = 2 * 1024 * 1024;
 
 export function jspAnalyzer(): Analyzer {
