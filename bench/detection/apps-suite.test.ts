@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseAppLabels, runApps, type AppResult } from "./apps-suite";
+import { HELD_APPS_DIR, parseAppLabels, runApps, withoutLines, type AppResult } from "./apps-suite";
+import { appsConsoleLines, appsSection, appsSummaryLines, HELD_APPS } from "./apps-report";
 
 describe("labelled applications", () => {
   it("reads labels as an array or under `labels`, and names a malformed entry", () => {
@@ -57,5 +58,35 @@ describe("labelled applications", () => {
       expect(result.missed).toEqual([]);
       expect(result.unlabelled.some((u) => u.startsWith("labels.json"))).toBe(false);
     });
+
+    it("reports a held-out app by its figures only, naming no line", () => {
+      const held = withoutLines({ ...result, missed: ["app.py:7 CWE-78"], falseAlarms: ["app.py:8 CWE-79"] });
+      expect(held.counts).toEqual(result.counts);
+      expect(held.unlabelledCount).toBe(result.unlabelled.length);
+      const text = [...appsSummaryLines([held], HELD_APPS), ...appsSection([held], HELD_APPS), ...appsConsoleLines([held], HELD_APPS)].join(
+        "\n",
+      );
+      expect(text).toContain("## Held-out labelled applications (written blind; never used for tuning)");
+      expect(text).toContain("| mini | 1 | 1 | 1 | 100.0% | 1 | 0 |");
+      expect(text).not.toMatch(/app\.py/);
+      expect(appsSection([{ ...result, missed: ["app.py:7 CWE-78"] }]).join("\n")).toContain("missed: app.py:7 CWE-78");
+    });
+  });
+
+  it("the held-out apps' labels parse and point at lines that hold code (figures only on failure)", async () => {
+    const apps = (await readdir(HELD_APPS_DIR, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+    expect(apps.length).toBeGreaterThanOrEqual(4);
+    let labels = 0;
+    let blank = 0;
+    for (const app of apps) {
+      const parsed = parseAppLabels(app, await readFile(join(HELD_APPS_DIR, app, "labels.json"), "utf8"));
+      labels += parsed.length;
+      for (const l of parsed) {
+        const text = (await readFile(join(HELD_APPS_DIR, app, l.file), "utf8")).split("\n");
+        if (!(text[(l.line ?? 0) - 1] ?? "").trim()) blank++;
+      }
+    }
+    expect(labels).toBeGreaterThan(80);
+    expect(blank).toBe(0);
   });
 });

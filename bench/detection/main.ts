@@ -2,7 +2,7 @@
  * `npm run bench:detection` — measures what the scanner detects on labeled data and writes
  * docs/detection.md and docs/detection.json.
  *
- *   node --import tsx bench/detection/main.ts [--suite java,castle,juliet-c,labeled,peer,apps] [--c-sample N|all]
+ *   node --import tsx bench/detection/main.ts [--suite java,castle,juliet-c,labeled,peer,apps,apps-held] [--c-sample N|all]
  *        [--cwe 78,89] [--out DIR] [--keep] [--peer-misses FILE]
  *
  * DATASETS_DIR (default <repo>/../shared/datasets) holds the archives; they are unpacked into
@@ -10,6 +10,7 @@
  * With --suite or --cwe (a partial run) the docs are only written when --out is given.
  * --peer-misses FILE (peer suite) writes the development set's missed labels and false alarms
  * (JSON, or markdown for a .md FILE); the held-out source is never listed.
+ * apps-held (the blind labelled applications) reports figures only, never a missed line.
  */
 import { runLabeled } from "./labeled-suite";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -19,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { loadRules, RULE_PACK_VERSION } from "@ax/rules";
 import { CASTLE_FILE, JULIET_C_ARCHIVE, JULIET_JAVA_ARCHIVE, PEER_ARCHIVE, requireDatasets } from "./datasets";
 import { runPeer } from "./peer-suite";
-import { runApps } from "./apps-suite";
+import { HELD_APPS_DIR, runApps, withoutLines } from "./apps-suite";
 import { runCastle, runJulietC, runJulietJava, type BenchReport } from "./suites";
 import { writeReport } from "./report";
 
@@ -35,7 +36,7 @@ interface Args {
   peerMisses: string | null;
 }
 
-const ALL_SUITES = ["java", "castle", "juliet-c", "labeled", "peer", "apps"];
+const ALL_SUITES = ["java", "castle", "juliet-c", "labeled", "peer", "apps", "apps-held"];
 /** Test cases per Juliet C/C++ CWE folder (deterministic sample, see suites.ts). */
 export const DEFAULT_C_SAMPLE = 100;
 
@@ -79,7 +80,7 @@ function parseArgs(argv: string[]): Args {
     else if (a === "--peer-misses") args.peerMisses = resolve(value());
     else if (a === "--help" || a === "-h") {
       process.stdout.write(
-        "usage: bench/detection/main.ts [--suite java,castle,juliet-c,labeled,peer,apps] [--c-sample N|all] [--cwe 78,89] [--out DIR] [--keep] " +
+        "usage: bench/detection/main.ts [--suite java,castle,juliet-c,labeled,peer,apps,apps-held] [--c-sample N|all] [--cwe 78,89] [--out DIR] [--keep] " +
           "[--peer-misses FILE]\n",
       );
       process.exit(0);
@@ -126,6 +127,9 @@ async function main(): Promise<void> {
     if (args.suites.has("labeled")) report.labeled = await runLabeled({ scratch, log });
     if (args.suites.has("peer")) report.peer = await runPeer({ datasets, scratch, log, missesOut: args.peerMisses });
     if (args.suites.has("apps")) report.apps = await runApps({ scratch, log });
+    // Held out: counts only, in the docs, the JSON and on the console (apps-report.ts).
+    if (args.suites.has("apps-held"))
+      report.appsHeld = (await runApps({ scratch: join(scratch, "held"), log, dir: HELD_APPS_DIR })).map(withoutLines);
   } finally {
     if (!args.keep) await rm(scratch, { recursive: true, force: true, maxRetries: 3 });
     else log(`kept ${scratch}`);

@@ -12,7 +12,7 @@ import type { LabeledSuiteResult } from "./labeled-suite";
 import { pct, runsLine, secs, TARGETS } from "./report-format";
 import { cSection, javaSection } from "./report-juliet";
 import { peerConsoleLines, peerSection, peerSummaryLines } from "./peer-report";
-import { appsConsoleLines, appsSection, appsSummaryLines } from "./apps-report";
+import { appsConsoleLines, appsSection, appsSummaryLines, HELD_APPS } from "./apps-report";
 
 export { TARGETS } from "./report-format";
 
@@ -187,6 +187,7 @@ function summaryLines(report: BenchReport): string[] {
   }
   if (report.peer) lines.push(...peerSummaryLines(report.peer));
   if (report.apps) lines.push(...appsSummaryLines(report.apps));
+  if (report.appsHeld) lines.push(...appsSummaryLines(report.appsHeld, HELD_APPS));
   return lines;
 }
 
@@ -255,6 +256,7 @@ export function renderMarkdown(report: BenchReport): string {
     ...(report.labeled ? labeledSection(report.labeled) : []),
     ...(report.peer ? peerSection(report.peer) : []),
     ...(report.apps ? appsSection(report.apps) : []),
+    ...(report.appsHeld ? appsSection(report.appsHeld, HELD_APPS) : []),
   ];
   return `${lines
     .join("\n")
@@ -295,6 +297,7 @@ export async function writeReport(report: BenchReport, outDir: string | null): P
   }
   if (report.peer) lines.push(...peerConsoleLines(report.peer));
   if (report.apps) lines.push(...appsConsoleLines(report.apps));
+  if (report.appsHeld) lines.push(...appsConsoleLines(report.appsHeld, HELD_APPS));
   lines.push(`runtime ${secs(report.runtimeMs)}`);
   return `${lines.join("\n")}\n`;
 }

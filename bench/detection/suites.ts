@@ -86,6 +86,8 @@ export interface BenchReport {
   peer?: PeerSuiteResult | null;
   /** Our small labelled applications (apps-suite.ts). */
   apps?: AppResult[] | null;
+  /** The held-out labelled applications (apps-held/), counts only. */
+  appsHeld?: AppResult[] | null;
 }
 
 type Log = (message: string) => void;
