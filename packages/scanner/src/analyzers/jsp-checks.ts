@@ -270,6 +270,9 @@ interface TagBody {
   bind: string | null;
 }
 
+/** escapeXml="false" or escapeXml="${false}". */
+const UNESCAPED = /\bescapeXml\s*=\s*["']\s*(?:false|\$\{\s*false\s*\})\s*["']/i;
+
 const BODY_TAG = /<(c:set|c:out|spring:escapeBody)\b((?:[^>"']|"[^"]*"|'[^']*')*?)(?<!\/)>([\s\S]*?)<\/\1\s*>/gi;
 
 function tagBodies(text: string): TagBody[] {
@@ -282,9 +285,7 @@ function tagBodies(text: string): TagBody[] {
     if (name === "c:set") {
       const v = /\bvar\s*=\s*["']([\w.]+)["']/.exec(attrs)?.[1];
       if (v) out.push({ start, end, bind: v });
-    } else if (
-      name === "c:out" ? !/\bescapeXml\s*=\s*["']\s*false/i.test(attrs) : /\b(?:htmlEscape|javaScriptEscape)\s*=\s*["']\s*true/i.test(attrs)
-    ) {
+    } else if (name === "c:out" ? !UNESCAPED.test(attrs) : /\b(?:htmlEscape|javaScriptEscape)\s*=\s*["']\s*true/i.test(attrs)) {
       out.push({ start, end, bind: null });
     }
   }
@@ -301,7 +302,7 @@ function contextCheck(tag: TagContext | null, xss: JspCheck): JspCheck | null {
   if (name === "c:redirect" && tag.attribute === "url") return CHECKS.redirect;
   // Spring's eval tag evaluates its attribute as SpEL: request data there is code.
   if (name === "spring:eval" && tag.attribute === "expression") return CHECKS.elInjection;
-  if (name === "c:out" && tag.attribute === "value" && /\bescapeXml\s*=\s*["']\s*false\s*["']/i.test(tag.text)) return CHECKS.xssCOut;
+  if (name === "c:out" && tag.attribute === "value" && UNESCAPED.test(tag.text)) return CHECKS.xssCOut;
   // <spring:message text|arguments="…" htmlEscape="false"/> writes the message unescaped.
   const springText = name === "spring:message" && (tag.attribute === "text" || tag.attribute === "arguments");
   if (springText && /\bhtmlEscape\s*=\s*["']\s*false\s*["']/i.test(tag.text)) return xss;

@@ -10,7 +10,7 @@ export type Taint = 0 | 1 | 2;
 
 /** Servlet request getters (scriptlet code). getAttribute is weaker: a servlet may have set it. */
 const STRONG_SOURCE =
-  /\brequest\s*\.\s*(getParameter(?:Values|Map|Names)?|getHeaders?|getQueryString|getCookies|getRequestURI|getRequestURL|getPathInfo|getInputStream|getReader|getPart)\s*\(/;
+  /\b(?:request|pageContext\s*\.\s*getRequest\s*\(\s*\))\s*\.\s*(getParameter(?:Values|Map|Names)?|getHeaders?|getQueryString|getCookies|getRequestURI|getRequestURL|getPathInfo|getInputStream|getReader|getPart)\s*\(/;
 const WEAK_SOURCE = /\brequest\s*\.\s*getAttribute\s*\(/;
 /** EL implicit objects holding request data. */
 const EL_STRONG =

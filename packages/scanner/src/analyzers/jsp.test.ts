@@ -168,6 +168,8 @@ describe("page variables, tag bodies and tag arguments", () => {
       '<jsp:include page="${view}"/>',
       '<spring:eval expression="${formula}"/>',
       '<c:out value="${user.bio}" escapeXml="false"/>',
+      '<c:out value="${param.q}" escapeXml="${false}"/>',
+      '<p><%= pageContext.getRequest().getParameter("q") %></p>',
     ].join("\n");
     expect(found(await scan({ "web/vars.jsp": page }))).toEqual([
       [6, "jsp.xss-el", "CWE-79"],
@@ -177,6 +179,8 @@ describe("page variables, tag bodies and tag arguments", () => {
       [13, "jsp.file-inclusion", "CWE-98"],
       [14, "jsp.el-injection", "CWE-917"],
       [15, "jsp.xss-c-out-unescaped", "CWE-79"],
+      [16, "jsp.xss-c-out-unescaped", "CWE-79"],
+      [17, "jsp.xss-expression", "CWE-79"],
     ]);
   });
 
