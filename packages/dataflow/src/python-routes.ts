@@ -41,20 +41,69 @@ export interface RouteContext {
   hasReceiver: boolean;
   name: string;
   imports: ReadonlyMap<string, string>;
+  /** Enum classes of the module: a parameter of such a type is one of its members. */
+  enums?: ReadonlySet<string>;
+}
+
+/** Types a framework converts and validates a parameter to before the view runs: no text survives. */
+const SCALAR_TYPE =
+  /^(int|float|bool|complex|Decimal|decimal\.Decimal|UUID|uuid\.UUID|UUID[1-5]|datetime|date|time|timedelta|(datetime\.)(datetime|date|time|timedelta)|PositiveInt|NegativeInt|NonNegativeInt|NonPositiveInt|PositiveFloat|NonNegativeFloat|StrictInt|StrictFloat|StrictBool|conint|confloat|condecimal)$/;
+/** Flask/Werkzeug URL converters that only match numbers or UUIDs (`<int:id>`). */
+const FLASK_CONVERTER = /<(int|float|uuid)(\([^)]*\))?:(\w+)>/g;
+
+/** The type a parameter is annotated with, unwrapped from `Optional[…]`, `Annotated[…, …]` and `X | None`. */
+function innerType(p: ParamInfo): string {
+  let t = p.typeNode?.text().replace(/\s+/g, "") ?? "";
+  for (let i = 0; i < 3; i++) {
+    const m = /^(?:typing\.)?(?:Optional|Annotated)\[([^,\]]+)/.exec(t) ?? /^([^|]+)\|None$/.exec(t) ?? /^None\|(.+)$/.exec(t);
+    if (!m?.[1]) break;
+    t = m[1];
+  }
+  return t.replace(/\(.*$/, "");
+}
+
+/**
+ * Route parameters the framework has already converted to a number, date, UUID or enum member
+ * (FastAPI `item_id: int`, Flask `<int:item_id>`): not injectable text, neither sources nor
+ * open entry parameters.
+ */
+export function scalarRouteParams(ctx: RouteContext): string[] {
+  const framework = routeFramework(ctx.decorators, ctx.imports);
+  if (framework === "fastapi")
+    return ctx.params
+      .filter((p) => !p.splat && (SCALAR_TYPE.test(innerType(p)) || !!ctx.enums?.has(innerType(p))))
+      .map((p) => p.param.name);
+  if (framework === "flask") {
+    const names = ctx.decorators.flatMap((d) => [...d.text().matchAll(FLASK_CONVERTER)].map((m) => m[3] ?? ""));
+    return ctx.params.filter((p) => names.includes(p.param.name)).map((p) => p.param.name);
+  }
+  return [];
+}
+
+/** `x = int(x)` for each converted parameter, prepended to the view's body: the number sanitizer cleans it. */
+export function scalarConversions(names: readonly string[], loc: FunctionIR["loc"]): Stmt[] {
+  return names.map((name) => ({
+    k: "assign",
+    target: { k: "var", name, loc },
+    value: { k: "call", callee: "int", receiver: null, args: [{ k: "var", name, loc }], path: "int", loc, text: `int(${name})` },
+    op: "=",
+    loc,
+  }));
 }
 
 export function sourceParams(ctx: RouteContext): FunctionIR["sourceParams"] {
   const first = ctx.hasReceiver ? 1 : 0;
   const framework = routeFramework(ctx.decorators, ctx.imports);
+  const scalars = new Set(scalarRouteParams(ctx));
   const out: { index: number; label: string }[] = [];
   if (framework === "fastapi") {
     ctx.params.forEach((p, index) => {
-      if (index < first || p.splat || INJECTED_TYPES.has(p.param.type ?? "") || isDependency(p)) return;
+      if (index < first || p.splat || INJECTED_TYPES.has(p.param.type ?? "") || isDependency(p) || scalars.has(p.param.name)) return;
       out.push({ index, label: `route parameter \`${p.param.name}\`` });
     });
   } else if (framework === "flask") {
     ctx.params.forEach((p, index) => {
-      if (index >= first) out.push({ index, label: `URL path parameter \`${p.param.name}\`` });
+      if (index >= first && !scalars.has(p.param.name)) out.push({ index, label: `URL path parameter \`${p.param.name}\`` });
     });
   } else if (isDjangoView(ctx, first)) {
     ctx.params.forEach((p, index) => {

@@ -10,6 +10,9 @@ import { sinkMaker, type SinkExtra, type SinkRule } from "./spec";
 /** Matched against the text of the call that made the receiver; bare `Session()` is too often SQLAlchemy's. */
 const HTTP_CLIENT = /^(httpx\.(Async)?Client|requests\.[Ss]ession|(aiohttp\.)?ClientSession|urllib3\.PoolManager)\(/;
 
+/** A constant media type that is not HTML, XML or SVG (`text/plain`, `application/json`, `text/csv; charset=utf-8`). */
+const NOT_HTML_MIME = /^(?!.*(html|xml|svg))[a-z]+\/[\w.+-]+\s*(;.*)?$/i;
+
 const sink = sinkMaker("py-taint-");
 
 const SQL: SinkExtra = {
@@ -317,7 +320,8 @@ export const PYTHON_SINKS: SinkRule[] = [
           String.raw`(make_response|HttpResponse|HTMLResponse|Markup|mark_safe)$`,
       ),
     },
-    { ...XSS, args: [0, "content"] },
+    // `HttpResponse(data, content_type="text/plain")`: a browser does not parse that as HTML.
+    { ...XSS, args: [0, "content"], unless: { arg: 1, kw: "content_type", text: NOT_HTML_MIME } },
   ),
   sink(
     "template-injection",

@@ -20,7 +20,7 @@ import type { ClassIR, Expr, FunctionIR, LValue, Loc, ModuleIR, Stmt } from "./i
 import { kindOf, locOf, namedChildren, unknown } from "./lower-util";
 import { parseSource } from "./parser";
 import { PyExprs, parts, setOwn } from "./python-expr";
-import { flaskViewReturns, sourceParams, tornadoHandlerCalls } from "./python-routes";
+import { flaskViewReturns, scalarConversions, scalarRouteParams, sourceParams, tornadoHandlerCalls } from "./python-routes";
 
 /** Statements with no dataflow of their own. */
 const IGNORED = new Set([
@@ -426,12 +426,19 @@ class PyLowering {
     const fn: FunctionIR = { name, cls: cls?.name ?? null, params: params.map((p) => p.param), body: [], loc: locOf(node) };
     if (isStatic) fn.isStatic = true;
     if (cls && name === "__init__") fn.isConstructor = true;
-    const sources = sourceParams({ decorators, params, hasReceiver: !!cls && !isStatic, name, imports: this.imports });
+    const route = { decorators, params, hasReceiver: !!cls && !isStatic, name, imports: this.imports, enums: this.enumNames() };
+    const sources = sourceParams(route);
     if (sources) fn.sourceParams = sources;
     this.functions.push(fn);
-    fn.body = this.block(node.field("body"));
+    fn.body = [...scalarConversions(scalarRouteParams(route), fn.loc), ...this.block(node.field("body"))];
     flaskViewReturns(fn, decorators, this.imports);
     tornadoHandlerCalls(fn, cls);
+  }
+
+  /** Enum classes defined so far in the module (`class Color(str, Enum)`). */
+  private enumNames(): Set<string> {
+    const isEnum = (b: string) => /(^|\.)(Enum|IntEnum|StrEnum|Flag|IntFlag)$/.test(b);
+    return new Set(this.classes.filter((c) => [c.superclass ?? "", ...(c.interfaces ?? [])].some(isEnum)).map((c) => c.name));
   }
 
   /** Returns the class body's loose statements, which run where the class is defined. */

@@ -1,0 +1,101 @@
+// Python taint breadth, the quiet side: values a framework has already converted (typed FastAPI
+// parameters, Flask converters, enums) and responses a browser does not parse as HTML.
+import { langTwins, type LangTwin } from "../test/lang-twins";
+
+const py = (name: string, cwe: string, vuln: string, safe: string): LangTwin => ({ name, lang: "python", cwe, vuln, safe });
+
+langTwins("python parameters a framework has converted", [
+  py(
+    "FastAPI str vs int path parameter",
+    "CWE-89",
+    `
+      import sqlite3
+      from fastapi import FastAPI
+
+      app = FastAPI()
+
+      @app.get("/items/{item_id}")
+      def read_item(item_id: str):
+          return sqlite3.connect("x.db").execute(f"SELECT * FROM items WHERE id = {item_id}").fetchall()  # SINK
+    `,
+    `
+      import sqlite3
+      from typing import Annotated, Optional
+      from fastapi import FastAPI, Path, Query
+
+      app = FastAPI()
+
+      @app.get("/items/{item_id}")
+      def read_item(item_id: Annotated[int, Path(gt=0)], limit: Optional[int] = Query(10)):
+          return sqlite3.connect("x.db").execute(f"SELECT * FROM items WHERE id = {item_id} LIMIT {limit}").fetchall()
+    `,
+  ),
+  py(
+    "FastAPI enum parameter",
+    "CWE-78",
+    `
+      import subprocess
+      from fastapi import FastAPI
+
+      app = FastAPI()
+
+      @app.get("/color")
+      def color(c: str):
+          return subprocess.check_output(f"echo {c}", shell=True)  # SINK
+    `,
+    `
+      import subprocess
+      from enum import Enum
+      from fastapi import FastAPI
+
+      app = FastAPI()
+
+      class Color(str, Enum):
+          red = "red"
+          blue = "blue"
+
+      @app.get("/color")
+      def color(c: Color):
+          return subprocess.check_output(f"echo {c.value}", shell=True)
+    `,
+  ),
+  py(
+    "Flask <int:...> converter",
+    "CWE-79",
+    `
+      from flask import Flask, make_response
+
+      app = Flask(__name__)
+
+      @app.route("/item/<item_id>")
+      def item(item_id):
+          return make_response("<p>%s</p>" % item_id)  # SINK
+    `,
+    `
+      from flask import Flask, make_response
+
+      app = Flask(__name__)
+
+      @app.route("/item/<int:item_id>")
+      def item(item_id):
+          return make_response("<p>%d</p>" % item_id)
+    `,
+  ),
+  py(
+    "Django response with a non-HTML content type",
+    "CWE-79",
+    `
+      from django.http import HttpResponse
+
+      def export(request):
+          return HttpResponse(request.GET.get("data", ""), content_type="text/html; charset=utf-8")  # SINK
+    `,
+    `
+      from django.http import HttpResponse
+
+      def export(request):
+          data = request.GET.get("data", "")
+          return HttpResponse(data, content_type="text/csv; charset=utf-8")
+    `,
+  ),
+]);
