@@ -2,7 +2,8 @@
  * JavaScript/TypeScript sinks and sources beyond the core table (javascript-spec.ts): loading
  * modules by name (`require`, `import()`), vm2, headless browsers (Puppeteer, Playwright), Expat
  * entity expansion (node-expat, xml2json), template data (`res.render`), Koa's `ctx.body`,
- * session writes (trust boundary), and archive entry names (zip slip).
+ * session writes (trust boundary), archive entry names (zip slip), jQuery and hapi markup, and
+ * redirects beyond `res.redirect` (Next.js, `res.location`, `window.open`, `location.href`).
  */
 import { sinkMaker, type FieldSinkRule, type SinkExtra as Extra, type SinkRule, type SourceRule } from "./spec";
 
@@ -35,6 +36,12 @@ const TRUST_BOUNDARY = {
   message: "Untrusted data is stored in the session next to trusted data.",
   remediation: "Validate the data before storing it in the session, and never let input choose the key.",
 };
+const REDIRECT = {
+  message: "Untrusted data decides where the user is redirected.",
+  remediation: "Redirect only to relative paths or to hosts on an allowlist; never to a URL taken from the request.",
+};
+/** jQuery (and cheerio) selections: `$("#x")`, `jQuery(el)`, a `$list` kept in a variable. */
+const JQUERY = /^\$|^jQuery\(/;
 /** Puppeteer/Playwright pages: `page`, `this.page`, `(await browser.newPage())`. */
 const BROWSER_PAGE = /(^|\.)page$|newPage\(/;
 
@@ -97,6 +104,43 @@ export const JAVASCRIPT_APP_SINKS: SinkRule[] = [
     { names: ["toJson"], path: /^xml2json\.toJson$/ },
     ENTITY_EXPANSION,
   ),
+  // hapi's response toolkit sends a string payload as text/html.
+  sink("xss-hapi", "CWE-79", "Cross-site scripting", { names: ["response"], receiver: /^h$/ }, XSS),
+  // jQuery parses HTML given to these methods, and `$(x)` parses x as HTML when it looks like markup.
+  sink(
+    "xss-jquery",
+    "CWE-79",
+    "Cross-site scripting",
+    { names: ["html", "append", "prepend", "after", "before", "replaceWith", "wrap", "wrapAll", "wrapInner"], receiver: JQUERY },
+    XSS,
+  ),
+  sink("xss-jquery-selector", "CWE-79", "Cross-site scripting", { names: ["$", "jQuery"], path: /^(\$|jQuery|jquery)$/ }, XSS),
+  sink(
+    "redirect-next",
+    "CWE-601",
+    "Open redirect",
+    {
+      names: ["redirect", "permanentRedirect"],
+      path: /^(next\/server\.NextResponse\.|NextResponse\.|Response\.|next\/navigation\.)(redirect|permanentRedirect)$/,
+    },
+    { ...REDIRECT, severity: "MEDIUM" },
+  ),
+  // Express `res.location(url)` sets the Location header a 3xx status then follows.
+  sink(
+    "redirect-header",
+    "CWE-601",
+    "Open redirect",
+    { names: ["location"], receiver: /^(res|response)(\.\w+\(.*\))*$/ },
+    { ...REDIRECT, severity: "MEDIUM" },
+  ),
+  // `window.open(url)` navigates a window to the URL, `javascript:` included.
+  sink(
+    "redirect-window-open",
+    "CWE-601",
+    "Open redirect",
+    { names: ["open"], path: /^window\.open$/ },
+    { ...REDIRECT, severity: "MEDIUM" },
+  ),
   // `res.render(view, locals)`: escaped by the engine unless the template prints raw (`<%- %>`, `{{{ }}}`, `!{}`): a hint only.
   sink(
     "xss-render",
@@ -124,6 +168,16 @@ export const JAVASCRIPT_APP_FIELD_SINKS: FieldSinkRule[] = [
     title: "Cross-site scripting",
     ...XSS,
     severity: "HIGH",
+  },
+  // `window.location.href = x`: only on the browser's own location object.
+  {
+    id: "js-taint-redirect-href",
+    field: /^href$/,
+    object: /^((window|document|self|top)\.)?location$/,
+    cwe: "CWE-601",
+    title: "Open redirect",
+    ...REDIRECT,
+    severity: "MEDIUM",
   },
   // Express sessions (express-session, cookie-session): `req.session.user = x`, `req.session[key] = x`.
   {

@@ -66,6 +66,53 @@ describe("javascript breadth: responses and redirects", () => {
   });
 });
 
+describe("javascript breadth: more frameworks' responses", () => {
+  it("covers hapi's toolkit, Koa's header calls and Next.js redirects", () => {
+    const src = [
+      'import { NextRequest, NextResponse } from "next/server";',
+      'import { redirect } from "next/navigation";',
+      "server.route({",
+      '  method: "GET",',
+      '  path: "/h",',
+      "  handler: (request, h) => {",
+      "    if (request.query.go) return h.redirect(request.query.next); // VULN CWE-601",
+      '    return h.response("<p>" + request.query.name + "</p>"); // VULN CWE-79',
+      "  },",
+      "});",
+      "app.use(async (ctx, next) => {",
+      '  ctx.set("X-Echo", ctx.get("X-Input")); // VULN CWE-113',
+      '  ctx.set("X-Fixed", "1");',
+      "  await next();",
+      "});",
+      "export async function GET(req: NextRequest) {",
+      '  const next = req.nextUrl.searchParams.get("next")!;',
+      "  if (next.length > 1) redirect(next); // VULN CWE-601",
+      "  return NextResponse.redirect(new URL(next, req.url)); // VULN CWE-601",
+      "}",
+      "export async function POST(req: NextRequest) {",
+      '  return NextResponse.redirect(new URL("/home", req.url));',
+      "}",
+    ].join("\n");
+    expectMarked("routes.ts", src);
+  });
+
+  it("covers res.location, window.open and the request client", () => {
+    const src = [
+      'const request = require("request");',
+      'app.get("/go", (req, res) => {',
+      "  res.location(req.query.to).sendStatus(302); // VULN CWE-601",
+      '  res.location("/home");',
+      "  request(req.query.url, () => res.end()); // VULN CWE-918",
+      '  request.get("https://api.example.com/status", () => res.end());',
+      "});",
+      'const next = new URLSearchParams(location.search).get("next");',
+      "window.open(next); // VULN CWE-601",
+      'window.open("/help");',
+    ].join("\n");
+    expectMarked("nav.js", src);
+  });
+});
+
 describe("javascript breadth: jQuery", () => {
   it("reports markup handed to jQuery's HTML methods and to $() itself, not text", () => {
     const src = [

@@ -234,6 +234,10 @@ export abstract class ExprLowering {
     const args = argsNode ? this.args(argsNode) : [];
     const ctor = fieldOf(node, "constructor");
     const cls = ctor ? lastName(ctor) : undefined;
+    // `new URL("/login", request.url)`: a path from the root keeps only the base's own origin, so
+    // the result is the server's own site whatever the request's URL said.
+    if (cls === "URL" && args.length === 2 && args[0]?.k === "const" && /^\/(?![/\\])/.test(String(args[0].value)))
+      return { k: "new", cls, args: [args[0]], loc, text: truncate(node.text()) };
     if (cls !== undefined) return { k: "new", cls, args, loc, text: truncate(node.text()) };
     return { k: "unknown", parts: [...(ctor ? [this.expr(ctor)] : []), ...args], loc };
   }

@@ -10,7 +10,6 @@ import { sinkMaker, type LanguageSpec } from "./spec";
 
 /** Express/Fastify/Next.js request objects. */
 const REQ = /^(req|request)$/;
-const RES = /^(res|response|reply)$/;
 /**
  * An Express response, also through its chaining setters (`res.status(404).send(x)`,
  * `res.type("html").send(x)`); a Fastify reply only once it is typed as HTML
@@ -19,8 +18,8 @@ const RES = /^(res|response|reply)$/;
  */
 const RES_CHAIN =
   /^(res|response)$|^(res|response)(\.(status|type|set|header|append|vary|cookie|clearCookie|location|links|attachment|contentType)\(.*\))+$|^reply(\.\w+\(.*\))*\.(type|header)\(.*html/i;
-/** jQuery (and cheerio) selections: `$("#x")`, `jQuery(el)`, a `$list` kept in a variable. */
-const JQUERY = /^\$|^jQuery\(/;
+/** Where response headers are set: Express/Fastify responses (chained too) and Koa's `ctx.set`. */
+const HEADER_TARGET = /^(res|response|reply|ctx|ctx\.response)$|^(res|response|reply)(\.\w+\(.*\))+$/;
 /** SQL clients as they are usually named: `db`, `this.db`, `pool`, `connection`, `knex`, `sequelize`, `pgClient`. */
 const SQL_CLIENT =
   /(^|\.)(\w*(db|Db|DB|database|Database|pool|Pool|conn|Conn|connection|Connection|client|Client|knex|Knex|sequelize|Sequelize|mysql|trx|transaction|sql))$/;
@@ -129,6 +128,7 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
     },
     { id: "js-request-get", call: { names: ["get"], receiver: /^req$/ }, kind: "remote", label: "HTTP request header" },
     { id: "js-koa-cookie", call: { names: ["get"], receiver: /^ctx\.cookies$/ }, kind: "remote", label: "HTTP cookie (Koa)" },
+    { id: "js-koa-header", call: { names: ["get"], receiver: /^ctx(\.request)?$/ }, kind: "remote", label: "HTTP request header (Koa)" },
     {
       id: "js-request-body",
       call: { names: ["json", "formData", "text", "blob", "arrayBuffer"], receiver: REQ },
@@ -229,15 +229,6 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
     ),
     sink("path-send-file", "CWE-22", "Path traversal", { names: ["sendFile", "download"], receiver: RES_CHAIN }, PATH),
     sink("xss", "CWE-79", "Cross-site scripting", { names: ["send", "write", "end"], receiver: RES_CHAIN }, XSS),
-    // jQuery parses HTML given to these methods, and `$(x)` parses x as HTML when it looks like markup.
-    sink(
-      "xss-jquery",
-      "CWE-79",
-      "Cross-site scripting",
-      { names: ["html", "append", "prepend", "after", "before", "replaceWith", "wrap", "wrapAll", "wrapInner"], receiver: JQUERY },
-      XSS,
-    ),
-    sink("xss-jquery-selector", "CWE-79", "Cross-site scripting", { names: ["$", "jQuery"], path: /^(\$|jQuery|jquery)$/ }, XSS),
     sink(
       "xss-document",
       "CWE-79",
@@ -250,7 +241,7 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
       "redirect",
       "CWE-601",
       "Open redirect",
-      { names: ["redirect"], receiver: /^(res|response|reply|ctx)$/ },
+      { names: ["redirect"], receiver: /^(res|response|reply|ctx|h)$/ },
       // `res.redirect(url)`, `res.redirect(status, url)`, Koa `ctx.redirect(url, fallback)`.
       { ...REDIRECT, severity: "MEDIUM", args: [0, 1] },
     ),
@@ -284,8 +275,9 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
       "CWE-918",
       "Server-side request forgery",
       {
-        names: ["got", "needle", "superagent", "get", "post", "put", "patch", "delete", "head", "request", "stream"],
-        path: /^(got|needle|superagent|undici)(\.(get|post|put|patch|delete|head|request|stream))?$/,
+        names: ["got", "needle", "superagent", "request", "get", "post", "put", "patch", "del", "delete", "head", "stream"],
+        // `request` and request-promise: the deprecated client many applications still use.
+        path: /^(got|needle|superagent|undici|request|request-promise|request-promise-native)(\.(get|post|put|patch|del|delete|head|request|stream))?$/,
       },
       SSRF,
     ),
@@ -319,7 +311,7 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
       "header",
       "CWE-113",
       "HTTP header injection",
-      { names: ["setHeader", "set", "header", "append"], receiver: RES },
+      { names: ["setHeader", "set", "header", "append"], receiver: HEADER_TARGET },
       {
         message: "Untrusted data is written into an HTTP response header.",
         remediation: "Reject or strip CR and LF from header values, and allowlist what may be set from input.",
@@ -409,16 +401,6 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
     { id: "js-taint-xss-html", field: /^(innerHTML|outerHTML)$/, cwe: "CWE-79", title: "Cross-site scripting", ...XSS, severity: "HIGH" },
     // `window.location = x` / `document.location = x`; `.href` is left out: too many unrelated objects have one.
     { id: "js-taint-redirect-field", field: /^location$/, cwe: "CWE-601", title: "Open redirect", ...REDIRECT, severity: "MEDIUM" },
-    // `window.location.href = x`: only on the browser's own location object.
-    {
-      id: "js-taint-redirect-href",
-      field: /^href$/,
-      object: /^((window|document|self|top)\.)?location$/,
-      cwe: "CWE-601",
-      title: "Open redirect",
-      ...REDIRECT,
-      severity: "MEDIUM",
-    },
     ...JAVASCRIPT_APP_FIELD_SINKS,
   ],
   sanitizers: [
