@@ -6,7 +6,7 @@
  * receiver's text or its declared type, so fields, `var` locals and fully qualified names work.
  */
 import { sink } from "./java-client-sinks";
-import type { SinkRule } from "./spec";
+import type { SinkRule, SourceRule } from "./spec";
 
 const PATH = {
   message: "Untrusted data is used as a file path.",
@@ -193,4 +193,99 @@ export const JAVA_API_SINKS: readonly SinkRule[] = [
     { names: ["header"], receiver: /ResponseEntity|^Response\b|\b(ok|status|created|accepted|noContent|seeOther|temporaryRedirect)\(/ },
     { ...HEADER, args: [0, 1] },
   ),
+  // Spring MVC / Struts views named by input disclose files under WEB-INF (a "redirect:" view is the redirect rule's).
+  sink(
+    "path",
+    "CWE-22",
+    "Path traversal",
+    { names: ["ModelAndView", "ActionForward"], isNew: true },
+    {
+      message: "Untrusted data chooses the view the request is forwarded to, which can disclose files such as WEB-INF/web.xml.",
+      remediation: "Forward only to fixed views, or map input to an allowlist of view names.",
+      args: [0],
+      severity: "MEDIUM",
+      unless: { arg: 0, text: /^"(redirect|forward):/ },
+    },
+  ),
+  // Spring LDAP and JNDI directory searches besides DirContext.search: the base and the filter.
+  sink(
+    "ldap",
+    "CWE-90",
+    "LDAP injection",
+    {
+      names: ["searchForObject", "searchForContext", "authenticate", "find", "findOne", "filter"],
+      receiver: /ldap|LdapQuery|DirContext|^(ctx|dirContext)$/i,
+    },
+    {
+      message: "Untrusted data is built into an LDAP query.",
+      remediation:
+        "Escape the value for LDAP filters (LdapEncoder.filterEncode) or build the filter with LdapQueryBuilder's `where(…).is(value)`.",
+      args: [0, 1],
+    },
+  ),
+  // dom4j / Jaxen XPath on a document or node.
+  sink(
+    "xpath",
+    "CWE-643",
+    "XPath injection",
+    {
+      names: ["selectNodes", "selectSingleNode", "createXPath", "valueOf", "numberValueOf"],
+      receiver: /^(org\.dom4j\.)?(Document|Node|Element|Branch)$|^(doc|document|root|node|element)$/i,
+    },
+    {
+      message: "Untrusted data is built into an XPath expression.",
+      remediation: "Use XPath variables instead of concatenating input, or validate it against an allowlist.",
+      args: [0],
+    },
+  ),
+  // Apache commons-exec: CommandLine.parse(line) splits a whole command line.
+  sink(
+    "command",
+    "CWE-78",
+    "OS command injection",
+    { names: ["parse"], path: /^(org\.apache\.commons\.exec\.)?CommandLine\.parse$/ },
+    {
+      message: "Untrusted data reaches an operating-system command.",
+      remediation: "Do not build commands from input; use a fixed program and add each validated argument with addArgument.",
+      args: [0],
+    },
+  ),
+  // JAX-RS redirects: Response.seeOther / temporaryRedirect / location.
+  sink(
+    "redirect",
+    "CWE-601",
+    "Open redirect",
+    { names: ["seeOther", "temporaryRedirect", "location"], receiver: /^((javax|jakarta)\.ws\.rs\.core\.)?Response\b|ResponseBuilder/ },
+    {
+      message: "Untrusted data decides where the user is redirected.",
+      remediation: "Redirect only to relative paths or to an allowlist of destinations.",
+      args: [0],
+      severity: "MEDIUM",
+    },
+  ),
+];
+
+/** Spring WebFlux inputs: the functional ServerRequest and the reactive ServerHttpRequest. */
+export const JAVA_API_SOURCES: readonly SourceRule[] = [
+  {
+    id: "webflux-request",
+    call: {
+      names: [
+        "queryParam",
+        "queryParams",
+        "pathVariable",
+        "pathVariables",
+        "formData",
+        "multipartData",
+        "bodyToMono",
+        "bodyToFlux",
+        "getQueryParams",
+        "getCookies",
+        "cookies",
+      ],
+      receiver: /^(org\.springframework\.\S+\.)?(ServerRequest|ServerHttpRequest)$|^(serverRequest|serverHttpRequest)$/,
+    },
+    kind: "remote",
+    label: "Spring WebFlux request input",
+  },
 ];

@@ -3,7 +3,7 @@
  * uses besides servlets (Spring MVC, JAX-RS, fields set in constructors, `var`, fully qualified
  * names, builder chains), a vulnerable twin and a safe one (constant, parameterised, allowlisted).
  */
-import { dedent, inServlet, PKG, twins, type Files } from "../test/java-twins";
+import { dedent, inServlet, lineOf, PKG, places, scan, twins, type Files } from "../test/java-twins";
 
 const PATH = { rule: "java-taint-path", cwe: "CWE-22" };
 const SSRF = { rule: "java-taint-ssrf-client", cwe: "CWE-918" };
@@ -193,5 +193,139 @@ twins("API breadth", [
       `    ResponseEntity<String> r = ResponseEntity.ok().header("X-Lang", "en").body("{}"); // SINK\n    return r;`,
     ),
     expect: { rule: "java-taint-header", cwe: "CWE-113" },
+  },
+]);
+
+twins("API breadth, more families", [
+  {
+    name: "Spring ModelAndView named by the request (file disclosure)",
+    vuln: spring("import org.springframework.web.servlet.ModelAndView;", "", `    return new ModelAndView("help/" + q); // SINK`),
+    safe: spring("import org.springframework.web.servlet.ModelAndView;", "", `    return new ModelAndView("help/index"); // SINK`),
+    expect: PATH,
+  },
+  {
+    name: "Spring LDAP searchForObject with a concatenated filter",
+    vuln: spring(
+      "import org.springframework.ldap.core.LdapTemplate;",
+      "  private final LdapTemplate ldap;\n  public Api(LdapTemplate ldap) { this.ldap = ldap; }",
+      `    return ldap.searchForObject("ou=people", "(uid=" + q + ")", ctx -> ctx); // SINK`,
+    ),
+    safe: spring(
+      "import org.springframework.ldap.core.LdapTemplate;",
+      "  private final LdapTemplate ldap;\n  public Api(LdapTemplate ldap) { this.ldap = ldap; }",
+      `    return ldap.searchForObject("ou=people", "(uid=admin)", ctx -> ctx); // SINK`,
+    ),
+    expect: { rule: "java-taint-ldap", cwe: "CWE-90" },
+  },
+  {
+    name: "dom4j selectNodes with a concatenated XPath",
+    vuln: spring(
+      "import org.dom4j.Document;",
+      "  private Document document;",
+      `    return document.selectNodes("//user[@name='" + q + "']"); // SINK`,
+    ),
+    safe: spring(
+      "import org.dom4j.Document;",
+      "  private Document document;",
+      `    return document.selectNodes("//user[@active='true']"); // SINK`,
+    ),
+    expect: { rule: "java-taint-xpath", cwe: "CWE-643" },
+  },
+  {
+    name: "commons-exec CommandLine.parse",
+    vuln: jaxrs(
+      "import org.apache.commons.exec.*;",
+      `    CommandLine cl = CommandLine.parse("convert " + q + " out.png"); // SINK\n    return cl.getExecutable();`,
+    ),
+    safe: jaxrs(
+      "import org.apache.commons.exec.*;",
+      `    CommandLine cl = CommandLine.parse("convert in.png out.png"); // SINK\n    return cl.getExecutable();`,
+    ),
+    expect: { rule: "java-taint-command", cwe: "CWE-78" },
+  },
+]);
+
+describe("JAX-RS redirect", () => {
+  const files = (target: string): Files =>
+    jaxrs(
+      "import javax.ws.rs.core.Response;\nimport java.net.URI;",
+      `    URI to = ${target};\n    return Response.seeOther(to).build().toString(); // SINK`,
+    );
+  it("reports Response.seeOther to a URI from the request", () => {
+    const f = files("URI.create(q)");
+    const src = Object.values(f)[0] ?? "";
+    expect(places(scan(f))).toContainEqual(
+      expect.objectContaining({ rule: "java-taint-redirect", cwe: "CWE-601", line: lineOf(src, "// SINK") }),
+    );
+  });
+  it("does not report a constant destination", () => {
+    expect(places(scan(files(`URI.create("/home")`)))).toEqual([]);
+  });
+});
+
+twins("request inputs beyond servlets and Spring MVC annotations", [
+  {
+    name: "the unannotated entity parameter of a JAX-RS @POST method",
+    vuln: {
+      [`${PKG}/Res.java`]: dedent(`
+        package com.example.web;
+
+        import javax.ws.rs.*;
+
+        @Path("/jobs")
+        public class Res {
+          @POST
+          public String run(String script) throws Exception {
+            Runtime.getRuntime().exec(script); // SINK
+            return "queued";
+          }
+        }
+      `),
+    },
+    safe: {
+      [`${PKG}/Res.java`]: dedent(`
+        package com.example.web;
+
+        public class Res {
+          public String run(String script) throws Exception {
+            Runtime.getRuntime().exec(script); // SINK
+            return "queued";
+          }
+        }
+      `),
+    },
+    expect: { rule: "java-taint-command", cwe: "CWE-78" },
+  },
+  {
+    name: "a WebFlux functional handler's query parameter",
+    vuln: {
+      [`${PKG}/Handler.java`]: dedent(`
+        package com.example.web;
+
+        import org.springframework.web.reactive.function.server.ServerRequest;
+
+        public class Handler {
+          public Object ping(ServerRequest request) throws Exception {
+            String host = request.queryParam("host").orElse("localhost");
+            return Runtime.getRuntime().exec("ping -c 1 " + host); // SINK
+          }
+        }
+      `),
+    },
+    safe: {
+      [`${PKG}/Handler.java`]: dedent(`
+        package com.example.web;
+
+        import org.springframework.web.reactive.function.server.ServerRequest;
+
+        public class Handler {
+          public Object ping(ServerRequest request) throws Exception {
+            String host = request.queryParam("host").orElse("localhost");
+            return Runtime.getRuntime().exec("ping -c 1 localhost"); // SINK
+          }
+        }
+      `),
+    },
+    expect: { rule: "java-taint-command", cwe: "CWE-78" },
   },
 ]);

@@ -90,6 +90,13 @@ const SOURCES: readonly { rule: string; expr: string; kind: "remote" | "local"; 
     kind: "local",
     label: "database value",
   },
+  {
+    rule: "webflux-request",
+    setup: `org.springframework.web.reactive.function.server.ServerRequest serverRequest = null;`,
+    expr: `serverRequest.queryParam("name").orElse("")`,
+    kind: "remote",
+    label: "Spring WebFlux request input",
+  },
 ];
 
 describe.each(SOURCES)("source $rule", ({ expr, kind, label, setup }) => {

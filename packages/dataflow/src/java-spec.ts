@@ -4,7 +4,7 @@
  */
 import { JAVA_CONFIG_SINKS, JAVA_STATES } from "./config-states";
 import { RESPONSE_BODY } from "./java-routes";
-import { JAVA_API_SINKS } from "./java-api-sinks";
+import { JAVA_API_SINKS, JAVA_API_SOURCES } from "./java-api-sinks";
 import { JAVA_CLIENT_AND_LOG_SINKS, sink } from "./java-client-sinks";
 import type { LanguageSpec } from "./spec";
 
@@ -71,6 +71,7 @@ export const JAVA_SPEC: LanguageSpec = {
       kind: "local",
       label: "database value",
     },
+    ...JAVA_API_SOURCES,
   ],
   sinks: [
     sink(

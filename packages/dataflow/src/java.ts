@@ -23,7 +23,19 @@ const SPRING_SOURCES = new Set([
 ]);
 /** JAX-RS request-binding annotations. */
 const JAXRS_SOURCES = new Set(["QueryParam", "PathParam", "FormParam", "HeaderParam", "CookieParam", "MatrixParam", "BeanParam"]);
-const MAPPINGS = new Set(["RequestMapping", "GetMapping", "PostMapping", "PutMapping", "DeleteMapping", "PatchMapping"]);
+/** Spring request mappings, and JAX-RS resource methods (whose one unannotated parameter is the request entity). */
+const MAPPINGS = new Set([
+  "RequestMapping",
+  "GetMapping",
+  "PostMapping",
+  "PutMapping",
+  "DeleteMapping",
+  "PatchMapping",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+]);
 /**
  * Types Spring binds a plain handler parameter to from the query string or form, and the raw
  * request body (`InputStream`, `Reader`), which Spring passes to a plain parameter of those types.
