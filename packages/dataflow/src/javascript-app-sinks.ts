@@ -46,6 +46,13 @@ const JQUERY = /^\$|^jQuery\(/;
 const BROWSER_PAGE = /(^|\.)page$|newPage\(/;
 
 export const JAVASCRIPT_APP_SOURCES: SourceRule[] = [
+  // Angular's ActivatedRoute snapshot: the URL's query and path parameters and fragment (the observables are in javascript-frameworks.ts).
+  {
+    id: "js-angular-route",
+    field: /^(this\.)?\w*(route|Route)\.snapshot\.(queryParams|params|queryParamMap|paramMap|fragment|url)\b/,
+    kind: "remote",
+    label: "URL parameters (Angular ActivatedRoute)",
+  },
   // The names an archive gives its entries (adm-zip `entryName`, yauzl `entry.fileName`, `zipEntry.path`): `../` in them
   // writes outside the extraction directory (zip slip). A bare `entry.path`/`entry.name` is left out: fs.Dirent and
   // fast-glob entries are named so too.
@@ -103,6 +110,14 @@ export const JAVASCRIPT_APP_SINKS: SinkRule[] = [
     "XML entity expansion",
     { names: ["toJson"], path: /^xml2json\.toJson$/ },
     ENTITY_EXPANSION,
+  ),
+  // Angular's Renderer2 writing an element's innerHTML: `renderer.setProperty(el, "innerHTML", html)`.
+  sink(
+    "xss-angular-renderer",
+    "CWE-79",
+    "Cross-site scripting",
+    { names: ["setProperty"], receiver: /(^|\.)\w*(renderer|Renderer)\d*$/ },
+    { ...XSS, args: [2], when: { arg: 1, equals: "innerHTML" } },
   ),
   // hapi's response toolkit sends a string payload as text/html.
   sink("xss-hapi", "CWE-79", "Cross-site scripting", { names: ["response"], receiver: /^h$/ }, XSS),

@@ -113,6 +113,33 @@ describe("javascript breadth: more frameworks' responses", () => {
   });
 });
 
+describe("javascript breadth: Angular", () => {
+  it("takes the ActivatedRoute's snapshot and observables as URL input, into the DOM and navigation", () => {
+    const src = [
+      "export class SearchComponent {",
+      "  constructor(private readonly route: ActivatedRoute, private readonly renderer: Renderer2, private readonly el: ElementRef) {}",
+      "  ngOnInit(): void {",
+      '    const q = this.route.snapshot.queryParamMap.get("q");',
+      '    this.renderer.setProperty(this.el.nativeElement, "innerHTML", q); // VULN CWE-79',
+      '    this.renderer.setProperty(this.el.nativeElement, "textContent", q);',
+      '    this.el.nativeElement.innerHTML = this.route.snapshot.params["name"]; // VULN CWE-79',
+      '    this.el.nativeElement.innerHTML = this.route.snapshot.data["title"];',
+      "    this.route.queryParams.subscribe((params) => {",
+      '      window.location.href = params["returnUrl"]; // VULN CWE-601',
+      "    });",
+      '    this.route.paramMap.pipe(map((pm) => pm.get("id"))).subscribe((id) => {',
+      "      document.body.innerHTML = id; // VULN CWE-79",
+      "    });",
+      "    this.store.select(selectUser).subscribe((user) => {",
+      "      document.body.innerHTML = user;",
+      "    });",
+      "  }",
+      "}",
+    ].join("\n");
+    expectMarked("search.component.ts", src);
+  });
+});
+
 describe("javascript breadth: jQuery", () => {
   it("reports markup handed to jQuery's HTML methods and to $() itself, not text", () => {
     const src = [

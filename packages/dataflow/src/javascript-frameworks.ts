@@ -15,6 +15,8 @@ const REQUEST_NAMES = /^(req|request|ctx)$/;
 const RESPONSE_NAMES = /^(res|response|reply)$/;
 const REQUEST_TYPES = new Set(["NextApiRequest", "NextRequest", "FastifyRequest", "IncomingMessage"]);
 const NEXT_METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]);
+/** Angular's ActivatedRoute observables of what the URL says: `this.route.queryParams`, `this.activatedRoute.paramMap`. */
+const ANGULAR_ROUTE_STREAM = /^(this\.)?\w*(route|Route)\.(queryParams|params|queryParamMap|paramMap|fragment|url)$/;
 
 type SourceParams = NonNullable<FunctionIR["sourceParams"]>;
 
@@ -53,7 +55,12 @@ export function decoratorName(param: SgNode): string | undefined {
 export function markHandlers(functions: FunctionIR[], exported: readonly ExportedFn[]): void {
   const handlers = new Set<string>();
   const memberRefs = new Set<string>();
-  for (const fn of functions) forEachExpr(fn.body, (e) => collectRouteHandlers(e, handlers, memberRefs));
+  const routeObservers = new Set<string>();
+  for (const fn of functions)
+    forEachExpr(fn.body, (e) => {
+      collectRouteHandlers(e, handlers, memberRefs);
+      collectRouteObservers(e, routeObservers);
+    });
   const byName = new Map<string, ExportedFn[]>();
   for (const ex of exported) byName.set(ex.name, [...(byName.get(ex.name) ?? []), ex]);
 
@@ -62,6 +69,7 @@ export function markHandlers(functions: FunctionIR[], exported: readonly Exporte
     const request = requestParam(fn);
     const isRouteHandler = handlers.has(fn.name) || (memberRefs.has(fn.name) && fn.params.length >= 2);
     if (isRouteHandler) sources.push(request ?? label(fn, 0));
+    if (routeObservers.has(fn.name) && fn.params.length > 0) sources.push({ index: 0, label: "URL parameters (Angular ActivatedRoute)" });
     else if (request) {
       const i = request.index;
       const next = fn.params[i + 1];
@@ -111,6 +119,25 @@ function collectRouteHandlers(e: Expr, handlers: Set<string>, memberRefs: Set<st
     else if (arg.k === "cast") visit(arg.arg, depth);
   };
   e.args.forEach((a) => visit(a, 0));
+}
+
+/**
+ * `this.route.queryParams.subscribe((params) => …)`, with `.pipe(map((p) => …))` between: the
+ * callbacks receive the URL's parameters.
+ */
+function collectRouteObservers(e: Expr, observers: Set<string>): void {
+  if (e.k !== "call" || e.callee !== "subscribe") return;
+  const callbacks: Expr[] = [...e.args];
+  let stream = e.receiver;
+  while (stream?.k === "call" && stream.callee === "pipe") {
+    for (const op of stream.args) if (op.k === "call") callbacks.push(...op.args);
+    stream = stream.receiver;
+  }
+  if (stream?.k !== "field" || !stream.path || !ANGULAR_ROUTE_STREAM.test(stream.path)) return;
+  for (const cb of callbacks) {
+    if (cb.k === "lambda" || cb.k === "var") observers.add(cb.name);
+    else if (cb.k === "object") for (const en of cb.entries) if (en.key === "next" && en.value.k === "lambda") observers.add(en.value.name);
+  }
 }
 
 function isRouter(receiver: Expr | null): boolean {
