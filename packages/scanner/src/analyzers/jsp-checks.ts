@@ -189,17 +189,28 @@ export function checkPage(text: string): JspHit[] {
   const hits: JspHit[] = [];
   const vars = new Map<string, Taint>();
   const elNames = new Map<string, Taint>();
+  // Scriptlet locals holding fixed text, and EL names a <c:set value="fixed"> binds.
+  const javaConstants = new Set<string>();
+  const elConstants = new Set(page.tags.flatMap((t) => fixedBinding(t.name, t.text)));
   for (const part of page.code) {
-    if (part.kind === "expression") checkExpression(part, vars, hits);
-    else checkCode(part, vars, elNames, hits);
+    if (part.kind === "expression") checkExpression(part, vars, javaConstants, hits);
+    else checkCode(part, vars, javaConstants, elNames, hits);
   }
   // <%@ page isELIgnored="true" %>: ${…} is template text, written as is.
-  if (!EL_IGNORED.test(text)) checkEl(page.el, elNames, tagBodies(text), hits);
+  if (!EL_IGNORED.test(text)) checkEl(page.el, { names: elNames, constants: elConstants }, tagBodies(text), hits);
   return hits.sort((a, b) => a.offset - b.offset);
 }
 
 /** Scriptlet and declaration code: assignments and sinks in order of appearance. */
-function checkCode(part: CodePart, vars: Map<string, Taint>, elNames: Map<string, Taint>, hits: JspHit[]): void {
+/** `<c:set var="x" value="fixed"/>`: the variable, when the value holds no expression. */
+function fixedBinding(name: string, text: string): string[] {
+  if (name.toLowerCase() !== "c:set") return [];
+  const v = /\bvar\s*=\s*["']([\w.]+)["']/.exec(text)?.[1];
+  const value = /\bvalue\s*=\s*("[^"]*"|'[^']*')/.exec(text)?.[1];
+  return v && value && !/[$#]\{|<%/.test(value) ? [v] : [];
+}
+
+function checkCode(part: CodePart, vars: Map<string, Taint>, constants: Set<string>, elNames: Map<string, Taint>, hits: JspHit[]): void {
   const code = part.code;
   const events: { offset: number; run: () => void }[] = [];
   for (const a of assignmentsIn(code)) {
@@ -208,6 +219,9 @@ function checkCode(part: CodePart, vars: Map<string, Taint>, elNames: Map<string
       run: () => {
         const t = javaTaint(a.value, vars);
         vars.set(a.name, a.append ? (Math.max(t, vars.get(a.name) ?? 0) as Taint) : t);
+        const fixed = !javaDynamic(a.value, constants) && (!a.append || constants.has(a.name));
+        if (fixed) constants.add(a.name);
+        else constants.delete(a.name);
       },
     });
   }
@@ -309,11 +323,11 @@ function contextCheck(tag: TagContext | null, xss: JspCheck): JspCheck | null {
   return null;
 }
 
-function checkExpression(part: CodePart, vars: Map<string, Taint>, hits: JspHit[]): void {
+function checkExpression(part: CodePart, vars: Map<string, Taint>, constants: ReadonlySet<string>, hits: JspHit[]): void {
   const c = contextCheck(part.tag, CHECKS.xssExpression);
   if (!c) return;
   let t = javaTaint(part.code, vars);
-  if (t === 0 && DYNAMIC_COUNTS.has(c) && javaDynamic(part.code)) t = 1;
+  if (t === 0 && DYNAMIC_COUNTS.has(c) && javaDynamic(part.code, constants)) t = 1;
   if (t > 0) hits.push({ check: c, offset: part.start, confidence: level(t), text: `<%=${part.code}%>` });
 }
 
@@ -322,7 +336,13 @@ function checkExpression(part: CodePart, vars: Map<string, Taint>, hits: JspHit[
  * `<c:set var>` bodies taint or clear their variable; escaping tags' bodies are skipped;
  * output contexts are checked.
  */
-function checkEl(parts: ElPart[], names: Map<string, Taint>, bodies: TagBody[], hits: JspHit[]): void {
+function checkEl(
+  parts: ElPart[],
+  el: { names: Map<string, Taint>; constants: ReadonlySet<string> },
+  bodies: TagBody[],
+  hits: JspHit[],
+): void {
+  const names = el.names;
   const bodyTaint = new Map<TagBody, Taint>();
   for (const part of parts) {
     const tag = part.tag;
@@ -346,7 +366,7 @@ function checkEl(parts: ElPart[], names: Map<string, Taint>, bodies: TagBody[], 
     // A ternary writes its branches only.
     const written = withoutSafeParts(part.expr);
     let t = elTaint(written, names);
-    if (t === 0 && DYNAMIC_COUNTS.has(c) && elDynamic(written)) t = 1;
+    if (t === 0 && DYNAMIC_COUNTS.has(c) && elDynamic(written, el.constants)) t = 1;
     if (t > 0) hits.push({ check: c, offset: part.start, confidence: level(t), text: `\${${part.expr}}` });
   }
 }

@@ -135,22 +135,29 @@ const EL_WORDS = new Set([
 /**
  * Whether an EL expression reads any name at all (a model attribute, a bean, a scoped
  * variable) once literals, escaping calls and tests are taken out: in a tag that includes,
- * imports or evaluates its argument, such a value is not fixed text.
+ * imports or evaluates its argument, such a value is not fixed text. Names the page set to
+ * fixed text (`constants`) do not count.
  */
-export function elDynamic(expr: string): boolean {
+export function elDynamic(expr: string, constants: ReadonlySet<string> = new Set()): boolean {
   const code = withoutSafeParts(expr.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, "''"))
     .replace(/\bpageContext\s*\.\s*(?:request\s*\.\s*)?(?:contextPath|servletContext\s*\.\s*contextPath)\b/g, "")
     .replace(/\b\w+\s*:\s*\w+\s*\(/g, "(");
-  for (const m of code.matchAll(/(?<![\w$.])([A-Za-z_$][\w$]*)/g)) if (!EL_WORDS.has(m[1] as string)) return true;
+  for (const m of code.matchAll(/(?<![\w$.])([A-Za-z_$][\w$]*)/g)) {
+    const name = m[1] as string;
+    if (!EL_WORDS.has(name) && !constants.has(name)) return true;
+  }
   return false;
 }
 
-/** The same for a Java expression: any name or call left besides literals and safe calls. */
-export function javaDynamic(expr: string): boolean {
+/** The same for a Java expression: any name or call left besides literals, safe calls and locals holding fixed text. */
+export function javaDynamic(expr: string, constants: ReadonlySet<string> = new Set()): boolean {
   const code = withoutSafeParts(blankStrings(expr))
     .replace(/"[^"]*"|'[^']*'/g, "")
     .replace(/\brequest\s*\.\s*getContextPath\s*\(\s*\)/g, "");
-  return /(?<![\w$.])(?!(?:true|false|null|new)\b)[A-Za-z_$][\w$]*/.test(code);
+  for (const m of code.matchAll(/(?<![\w$.])[A-Za-z_$][\w$]*/g)) {
+    if (!/^(?:true|false|null|new)$/.test(m[0]) && !constants.has(m[0])) return true;
+  }
+  return false;
 }
 
 const ASSIGNMENT = /(?<![\w$.])(?:final\s+)?(?:[\w$.]+(?:<[^<>;]*>)?(?:\[\])*\s+)?([A-Za-z_$][\w$]*)\s*(\+=|=)(?!=)([^;]*);/g;

@@ -198,6 +198,10 @@ describe("page variables, tag bodies and tag arguments", () => {
       '<p><%= policy.sanitize(request.getParameter("bio")) %></p>',
       '<jsp:include page="${pageContext.request.contextPath}/header.jsp"/>',
       '<jsp:include page="<%= "/WEB-INF/footer.jsp" %>"/>',
+      '<c:set var="layout" value="/WEB-INF/layout.jsp"/>',
+      '<jsp:include page="${layout}"/>',
+      '<% String footer = "/WEB-INF/" + "footer.jsp"; %>',
+      '<jsp:include page="<%= footer %>"/>',
       '<c:out value="${user.bio}"/>',
     ].join("\n");
     expect(found(await scan({ "web/vars.jsp": page }))).toEqual([]);
