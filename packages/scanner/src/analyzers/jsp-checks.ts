@@ -269,6 +269,7 @@ function sinkCall(part: CodePart, at: number, open: number, c: JspCheck, vars: M
 const BINDING_ATTRIBUTE: Readonly<Record<string, string>> = {
   "c:set": "value",
   "c:url": "value",
+  "spring:url": "value",
   "c:foreach": "items",
   "c:fortokens": "items",
 };

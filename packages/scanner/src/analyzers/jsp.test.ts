@@ -170,6 +170,8 @@ describe("page variables, tag bodies and tag arguments", () => {
       '<c:out value="${user.bio}" escapeXml="false"/>',
       '<c:out value="${param.q}" escapeXml="${false}"/>',
       '<p><%= pageContext.getRequest().getParameter("q") %></p>',
+      '<spring:url var="next" value="${param.next}"/>',
+      '<a href="${next}">next</a>',
     ].join("\n");
     expect(found(await scan({ "web/vars.jsp": page }))).toEqual([
       [6, "jsp.xss-el", "CWE-79"],
@@ -181,6 +183,7 @@ describe("page variables, tag bodies and tag arguments", () => {
       [15, "jsp.xss-c-out-unescaped", "CWE-79"],
       [16, "jsp.xss-c-out-unescaped", "CWE-79"],
       [17, "jsp.xss-expression", "CWE-79"],
+      [19, "jsp.xss-el", "CWE-79"],
     ]);
   });
 

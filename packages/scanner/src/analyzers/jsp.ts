@@ -2,8 +2,10 @@
  * The JSP analyzer: JavaServer Pages (.jsp, .jspx, .jspf, .tag) read in-process, since
  * ast-grep has no JSP grammar. It reports, by line, request data written to the page (JSP
  * expressions, EL in template text and HTML attributes, `<c:out escapeXml="false">`,
- * `out.print` in scriptlets), scriptlet SQL/command/path sinks built from request data,
- * includes and redirects chosen by request data, and weak hashes/ciphers in scriptlets. See
+ * `out.print` in scriptlets), scriptlet SQL/command/path/header/session/reflection/script/URL
+ * sinks built from request data, includes and redirects chosen by request data (and includes,
+ * `<spring:eval>` and unescaped `<c:out>` given any non-constant value), and weak
+ * hashes/ciphers in scriptlets. See
  * jsp-checks.ts for the contexts and jsp-taint.ts for what counts as request data and as
  * escaped.
  */
