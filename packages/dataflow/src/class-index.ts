@@ -30,8 +30,13 @@ function dotted(key: string): string {
   return key.replace(/\$/g, ".");
 }
 
+/** What typeName may rewrite: an annotation, generics, array brackets, varargs or surrounding space. */
+const PLAIN_TYPE_NEEDS = /[@<[.]|^\s|\s$/;
+
 /** A type as written without generics, arrays, annotations or varargs: `java.util.List<String>[]` → `java.util.List`. */
 export function typeName(type: string): string {
+  // Most types are plain names: the four rewrites below would leave them as they are.
+  if (!PLAIN_TYPE_NEEDS.test(type)) return type;
   return type
     .replace(/@\w+(\([^)]*\))?\s*/g, "")
     .replace(/<.*$/s, "")
@@ -42,7 +47,8 @@ export function typeName(type: string): string {
 export class ClassIndex {
   readonly byKey = new Map<string, ClassEntry>();
   private readonly bySimple = new Map<string, string[]>();
-  private readonly cache = new Map<string, string | null>();
+  /** Per module, per enclosing class and text as written: the key it resolved to, or null. */
+  private readonly cache = new Map<ModuleIR, Map<string, string | null>>();
 
   add(module: ModuleIR, cls: ClassIR): string {
     const key = classKeyOf(module, cls.name);
@@ -56,12 +62,13 @@ export class ClassIndex {
 
   /** The class `written` names in `module`, from inside class `from` (a key) if any. */
   lookup(module: ModuleIR, written: string, from: string | null = null): string | undefined {
-    const name = typeName(written);
-    const memo = `${module.file}\0${from ?? ""}\0${name}`;
-    let hit = this.cache.get(memo);
+    let cache = this.cache.get(module);
+    if (!cache) this.cache.set(module, (cache = new Map()));
+    const memo = from ? `${from}\0${written}` : written;
+    let hit = cache.get(memo);
     if (hit === undefined) {
-      hit = this.find(module, name, from) ?? null;
-      this.cache.set(memo, hit);
+      hit = this.find(module, typeName(written), from) ?? null;
+      cache.set(memo, hit);
     }
     return hit ?? undefined;
   }

@@ -200,23 +200,30 @@ function interpret(
     sites: new Map(),
     algorithms: new Map(),
   };
+  // Methods, not arrow properties: the loader (tsx) would define each arrow's name on every call.
   const shared: Shared = {
     ...base,
     summaries: {
-      get: (key) => {
+      get(key) {
         const summary = summaries.get(key);
         if (!run.reads.has(key)) run.reads.set(key, summary);
         return summary;
       },
     },
-    store: (key, sources) => {
+    store(key, sources) {
       run.stores.push([key, sources]);
       base.store(key, sources);
     },
     called: run.called,
-    onHit: (hit) => keepShortest(run.hits, hitKey(hit), hit),
-    onSite: (at, values, exprs, clean) => recordSite(run.sites, at, values, exprs, clean),
-    onAlgorithm: (use) => run.algorithms.set(`${use.file}:${use.loc.line}:${use.loc.column}:${use.rule_id}`, use),
+    onHit(hit) {
+      return keepShortest(run.hits, hitKey(hit), hit);
+    },
+    onSite(at, values, exprs, clean) {
+      recordSite(run.sites, at, values, exprs, clean);
+    },
+    onAlgorithm(use) {
+      run.algorithms.set(`${use.file}:${use.loc.line}:${use.loc.column}:${use.rule_id}`, use);
+    },
   };
   return { ...run, summary: new FunctionInterpreter(shared, ref).run() };
 }

@@ -13,7 +13,8 @@ import { fromOfParts, globalConfig, loadConfig } from "./config-values";
 import { algorithmUse } from "./weak-algorithms";
 import { configuredSafely, initState, sinkApplies, stateAfter, withState } from "./typestate";
 import { chainPath } from "./lower-util";
-import { aliasNameMatches, importedCall } from "./modules";
+import { aliasNameMatches, importedCall, importedPath } from "./modules";
+import { callCandidates } from "./call-candidates";
 import type { FnRef } from "./program";
 import type { CallPattern, LanguageSpec, SinkRule } from "./spec";
 import type { Shared, SinkSummary } from "./summary";
@@ -125,7 +126,10 @@ export abstract class CallInterpreter {
 
     const lookup = bundledLookup({ e, receiver, args, kwargs });
     if (lookup) return lookup;
-    const source = isBundled(receiver) ? undefined : this.spec.sources.find((r) => r.call && this.matches(r.call, e, receiver, env));
+    // Only rules naming the callee can match, unless an imported alias renames it (call-candidates.ts).
+    const rules =
+      !e.receiver && importedPath(this.module, e, (n) => env.has(n)) !== undefined ? this.spec : callCandidates(this.spec, e.callee);
+    const source = isBundled(receiver) ? undefined : rules.sources.find((r) => r.call && this.matches(r.call, e, receiver, env));
     if (source)
       return {
         facts: mergeFacts(
@@ -133,10 +137,10 @@ export abstract class CallInterpreter {
           [this.sourceFact(source.id, source.label, source.kind, e.loc)],
         ),
       };
-    const sanitizer = this.spec.sanitizers.find((r) => this.matches(r.call, e, receiver, env));
+    const sanitizer = rules.sanitizers.find((r) => this.matches(r.call, e, receiver, env));
     if (sanitizer)
       return { facts: sanitized(mergeFacts(...args.map((a) => a.facts), ...[...kwargs.values()].map((a) => a.facts)), sanitizer.cwes) };
-    for (const rule of this.spec.sinks)
+    for (const rule of rules.sinks)
       if (!rule.call.isNew && this.matches(rule.call, e, receiver, env)) this.checkSink(rule, e, receiver, args, kwargs);
     const state = stateAfter(this.spec, { e, receiver, args, kwargs }, false, (p) => this.matches(p, e, receiver, env), env);
     if (targets.loose.length) return withState(this.applySummaries(targets.loose, e, receiver, args, env), state);
@@ -228,8 +232,6 @@ export abstract class CallInterpreter {
    */
   protected resolve(e: Extract<Expr, { k: "call" }>, env: Env): { precise: FnRef[]; loose: FnRef[] } {
     const p = this.s.program;
-    const arity = (r: FnRef) =>
-      r.fn.params.length - this.selfOffset(r) === e.args.length || r.fn.params.length === 0 || e.args.length === 0;
     // Through an import: that module's function, or none for a library (modules.ts).
     const viaImport = importedCall(p, this.module, e, (n) => env.has(n));
     if (viaImport) return viaImport;
@@ -237,17 +239,18 @@ export abstract class CallInterpreter {
       const lambda = env.get(e.callee) ? undefined : p.lambdas.get(e.callee);
       if (lambda) return { precise: [lambda], loose: [] };
       for (let c = this.owner; c; c = this.module.language === "java" && c.includes("$") ? c.slice(0, c.lastIndexOf("$")) : null) {
-        const own = p.methods(c, e.callee, true).filter(arity);
+        const own = p.methods(c, e.callee, true).filter((r) => this.arity(r, e));
         if (own.length) return { precise: own, loose: [] };
       }
       const local = p.byModule.get(this.module.file)?.get(e.callee) ?? [];
       if (local.length) return { precise: local, loose: [] };
       const imported = importOf(this.module, e.callee);
-      if (this.module.language === "java") return { precise: staticImport(this.typeScope(), imported, e.callee).filter(arity), loose: [] };
+      if (this.module.language === "java")
+        return { precise: staticImport(this.typeScope(), imported, e.callee).filter((r) => this.arity(r, e)), loose: [] };
       const loose = imported ? (p.byName.get(e.callee) ?? []).filter((r) => !r.fn.cls) : [];
       return { precise: [], loose: loose.slice(0, 4) };
     }
-    if (this.module.language === "java") return { precise: javaTargets(this.typeScope(), e, env, arity), loose: [] };
+    if (this.module.language === "java") return { precise: javaTargets(this.typeScope(), e, env, (r) => this.arity(r, e)), loose: [] };
     const r = e.receiver;
     let cls: string | undefined;
     if (r.k === "this" || (r.k === "var" && (r.name === "self" || r.name === "this"))) cls = this.owner ?? undefined;
@@ -255,7 +258,7 @@ export abstract class CallInterpreter {
     else if (r.k === "var")
       cls = env.get(r.name)?.cls ?? (!env.has(r.name) ? this.classKey(r.name) : undefined) ?? this.classKey(this.paramTypes.get(r.name));
     if (cls && p.classes.has(cls)) {
-      const found = p.methods(cls, e.callee, true).filter(arity);
+      const found = p.methods(cls, e.callee, true).filter((r) => this.arity(r, e));
       if (found.length) return { precise: found, loose: [] };
     }
     const importedAs = r.k === "var" ? importOf(this.module, r.name) : undefined;
@@ -264,7 +267,7 @@ export abstract class CallInterpreter {
       const loose = (p.byName.get(e.callee) ?? []).filter((f) => !f.fn.cls && f.module.file.replace(/\.[^.]+$/, "").endsWith(mod ?? "\0"));
       if (loose.length) return { precise: [], loose: loose.slice(0, 4) };
     }
-    const named = p.methodsNamed(e.callee).filter(arity);
+    const named = p.methodsNamed(e.callee).filter((r) => this.arity(r, e));
     return { precise: [], loose: named.length <= 4 ? named : [] };
   }
 
@@ -276,6 +279,14 @@ export abstract class CallInterpreter {
   private scope?: TypeScope;
   /** What a call used as a receiver resolves to, for its type (a chain `a().b().c()` resolves each link once). */
   private readonly receiverTargets = new WeakMap<Expr, FnRef[]>();
+
+  /**
+   * Whether `r` takes as many arguments as `e` passes (or either side has none). Called from
+   * inline arrows: the loader (tsx) defines a named closure's name on every call.
+   */
+  private arity(r: FnRef, e: Extract<Expr, { k: "call" }>): boolean {
+    return r.fn.params.length - this.selfOffset(r) === e.args.length || r.fn.params.length === 0 || e.args.length === 0;
+  }
 
   protected typeScope(): TypeScope {
     this.scope ??= {

@@ -37,25 +37,31 @@ export interface TypeScope {
 export function declaredTypes(fn: FunctionIR): Map<string, string> {
   const out = new Map<string, string>();
   const clash = new Set<string>();
-  const add = (name: string, type: string | undefined) => {
-    if (!type || type === "var" || clash.has(name)) return;
-    const t = typeName(type);
-    const old = out.get(name);
-    if (old !== undefined && old !== t) {
-      out.delete(name);
-      clash.add(name);
-    } else out.set(name, t);
-  };
-  for (const p of fn.params) add(p.name, p.type);
-  const visit = (stmts: readonly Stmt[]) => {
-    for (const s of stmts) {
-      if (s.k === "assign" && s.decl && s.target.k === "var") add(s.target.name, s.type);
-      else if (s.k === "declare") add(s.name, s.type);
-      for (const inner of nested(s)) visit(inner);
-    }
-  };
-  visit(fn.body);
+  for (const p of fn.params) addDeclared(out, clash, p.name, p.type);
+  visitDeclared(out, clash, fn.body);
   return out;
+}
+
+/*
+ * declaredTypes' helpers at module level: closures made per function cost a name definition
+ * each under the loader (tsx keeps function names), a few per cent of the analysis.
+ */
+function addDeclared(out: Map<string, string>, clash: Set<string>, name: string, type: string | undefined): void {
+  if (!type || type === "var" || clash.has(name)) return;
+  const t = typeName(type);
+  const old = out.get(name);
+  if (old !== undefined && old !== t) {
+    out.delete(name);
+    clash.add(name);
+  } else out.set(name, t);
+}
+
+function visitDeclared(out: Map<string, string>, clash: Set<string>, stmts: readonly Stmt[]): void {
+  for (const s of stmts) {
+    if (s.k === "assign" && s.decl && s.target.k === "var") addDeclared(out, clash, s.target.name, s.type);
+    else if (s.k === "declare") addDeclared(out, clash, s.name, s.type);
+    for (const inner of nested(s)) visitDeclared(out, clash, inner);
+  }
 }
 
 /** The statement lists inside a statement. */
@@ -79,17 +85,13 @@ function nested(s: Stmt): Stmt[][] {
 /** The static type of `r`, or undefined when it is not known. */
 export function staticType(scope: TypeScope, r: Expr, env: Env, depth = 0): StaticType | undefined {
   const { program, module, owner } = scope;
-  const named = (type: string, from: ModuleIR = module, inside: string | null = owner): StaticType => {
-    const key = program.classKey(from, type, inside);
-    return key ? { key } : { type: typeName(type) };
-  };
   switch (r.k) {
     case "this":
       return owner ? { key: owner } : undefined;
     case "new":
-      return named(r.cls);
+      return namedType(program, r.cls, module, owner);
     case "cast":
-      return r.type ? named(r.type) : staticType(scope, r.arg, env, depth);
+      return r.type ? namedType(program, r.type, module, owner) : staticType(scope, r.arg, env, depth);
     case "const":
       return typeof r.value === "string" ? { type: "String" } : undefined;
     case "template":
@@ -107,12 +109,12 @@ export function staticType(scope: TypeScope, r: Expr, env: Env, depth = 0): Stat
       const field = base ? program.isField(base, r.name) : null;
       const type = field ? program.fieldTypes.get(field) : undefined;
       const entry = field ? program.classes.get(field.slice(0, field.length - r.name.length - 1)) : undefined;
-      return type ? named(type, entry?.module ?? module, entry?.key ?? owner) : undefined;
+      return type ? namedType(program, type, entry?.module ?? module, entry?.key ?? owner) : undefined;
     }
     case "call": {
       if (depth >= 4) return undefined;
       for (const t of scope.targets(r, env))
-        if (t.fn.returns) return t.fn.returns === "void" ? undefined : named(t.fn.returns, t.module, t.owner);
+        if (t.fn.returns) return t.fn.returns === "void" ? undefined : namedType(program, t.fn.returns, t.module, t.owner);
       return undefined;
     }
     default:
@@ -120,21 +122,23 @@ export function staticType(scope: TypeScope, r: Expr, env: Env, depth = 0): Stat
   }
 }
 
+/** The class `type` names from inside `inside` in `from`, or the type as written when the repository declares none. */
+function namedType(program: Program, type: string, from: ModuleIR, inside: string | null): StaticType {
+  const key = program.classKey(from, type, inside);
+  return key ? { key } : { type: typeName(type) };
+}
+
 function varType(scope: TypeScope, name: string, env: Env): StaticType | undefined {
   const { program, module, owner } = scope;
-  const named = (type: string): StaticType => {
-    const key = program.classKey(module, type, owner);
-    return key ? { key } : { type: typeName(type) };
-  };
   const cls = env.get(name)?.cls;
   if (cls) return program.classes.has(cls) ? { key: cls } : { type: cls };
   const declared = scope.declared.get(name);
-  if (declared) return named(declared);
+  if (declared) return namedType(program, declared, module, owner);
   if (env.has(name)) return undefined;
   const field = program.isField(owner, name);
   if (field) {
     const type = program.fieldTypes.get(field);
-    return type ? named(type) : undefined;
+    return type ? namedType(program, type, module, owner) : undefined;
   }
   const key = program.classKey(module, name, owner);
   if (key) return { key, isClass: true };

@@ -129,43 +129,44 @@ export class Program {
   private countWrites(ref: FnRef): void {
     const { fn, module, owner } = ref;
     const locals = new Set(fn.params.map((p) => p.name));
-    const isModule = fn.name === "<module>";
-    const visit = (stmts: readonly Stmt[]) => {
-      for (const s of stmts) {
-        switch (s.k) {
-          case "assign":
-            this.countTarget(s.target, owner, module, locals, isModule, s.decl === true, s.value);
-            break;
-          case "declare":
-            locals.add(s.name);
-            break;
-          case "if":
-            visit(s.then);
-            visit(s.else);
-            break;
-          case "loop":
-            if (s.each) this.countTarget(s.each.target, owner, module, locals, isModule, true, null);
-            visit(s.init);
-            visit(s.body);
-            visit(s.update);
-            break;
-          case "switch":
-            for (const c of s.cases) visit(c.body);
-            break;
-          case "try":
-            visit(s.body);
-            for (const h of s.handlers) visit(h.body);
-            visit(s.finally);
-            break;
-          case "block":
-            visit(s.body);
-            break;
-          default:
-            break;
-        }
+    this.visitWrites(fn.body, owner, module, locals, fn.name === "<module>");
+  }
+
+  /** countWrites' walk (a method, not a closure: the loader defines a closure's name on each call). */
+  private visitWrites(stmts: readonly Stmt[], owner: string | null, module: ModuleIR, locals: Set<string>, isModule: boolean): void {
+    for (const s of stmts) {
+      switch (s.k) {
+        case "assign":
+          this.countTarget(s.target, owner, module, locals, isModule, s.decl === true, s.value);
+          break;
+        case "declare":
+          locals.add(s.name);
+          break;
+        case "if":
+          this.visitWrites(s.then, owner, module, locals, isModule);
+          this.visitWrites(s.else, owner, module, locals, isModule);
+          break;
+        case "loop":
+          if (s.each) this.countTarget(s.each.target, owner, module, locals, isModule, true, null);
+          this.visitWrites(s.init, owner, module, locals, isModule);
+          this.visitWrites(s.body, owner, module, locals, isModule);
+          this.visitWrites(s.update, owner, module, locals, isModule);
+          break;
+        case "switch":
+          for (const c of s.cases) this.visitWrites(c.body, owner, module, locals, isModule);
+          break;
+        case "try":
+          this.visitWrites(s.body, owner, module, locals, isModule);
+          for (const h of s.handlers) this.visitWrites(h.body, owner, module, locals, isModule);
+          this.visitWrites(s.finally, owner, module, locals, isModule);
+          break;
+        case "block":
+          this.visitWrites(s.body, owner, module, locals, isModule);
+          break;
+        default:
+          break;
       }
-    };
-    visit(fn.body);
+    }
   }
 
   private countTarget(

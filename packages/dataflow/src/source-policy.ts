@@ -72,7 +72,6 @@ function bundledPath(c: CallParts): boolean {
 /** The file state of a call's result, and of its receiver when the call loads configuration into it. */
 export function bundledState(language: string, c: CallParts, isNew: boolean): { result?: string; receiver?: string } {
   const { e } = c;
-  const named = (ref: ConfigRef | undefined) => (ref ? `${BUNDLED}:${ref}` : BUNDLED);
   if (isNew)
     return language === "java" && JAVA_FILE_NEW.has(e.callee) && bundledPath(c) ? { result: named(pathRef(c, e.callee === "File")) } : {};
   if (RESOURCE_CALLS.has(e.callee) && language === "java") {
@@ -90,6 +89,14 @@ export function bundledState(language: string, c: CallParts, isNew: boolean): { 
     if (c.args[0]?.facts.length) return { receiver: OTHER };
   }
   return {};
+}
+
+/**
+ * The bundled-file state, with the file it names when known. At module level: a closure made
+ * per call costs a name definition per call under the loader (tsx keeps function names).
+ */
+function named(ref: ConfigRef | undefined): string {
+  return ref ? `${BUNDLED}:${ref}` : BUNDLED;
 }
 
 /** Calls that join their arguments into one path; the others name the file their first argument names. */
