@@ -47,6 +47,9 @@ const PATHLIB_RECEIVER = /^(pathlib\.)?(Pure)?(Posix|Windows)?Path\(|(^|[._])(pa
 /** Objects `save(dst)` writes a file for: an upload (werkzeug FileStorage), a storage, an image (PIL), a workbook. */
 const SAVED_FILE =
   /(^|[._])(f|fh|file\w*|\w*_file|upload\w*|\w*storage|img|image|im|photo|picture|avatar|attachment|document|doc|wb|workbook)$/i;
+/** An ElementTree element or tree: `root`, `tree`, `doc`, `TREE.getroot()`, `ET.parse(…)`. */
+const ETREE_RECEIVER =
+  /(^|[._])(root|tree|doc|document|dom|xml\w*|elem|element|el|node|et|etree)$|getroot\(\)$|^(xml\.etree\.)?(ElementTree|ET|etree)\.(parse|fromstring|XML)\(/i;
 /** Loggers: `logging.info`, `log`, `logger`, `self.logger`, `app.logger`, `audit_logger`. */
 const LOGGER = /(^|\.)(log|logger|_log|_logger|LOG|LOGGER|logging)$|_(log|logger)$/;
 /** Flask's `session` (imported from flask), Django's `request.session`. */
@@ -161,6 +164,56 @@ export const PYTHON_APP_SINKS: SinkRule[] = [
       remediation: "Reject or strip CR and LF from header values, and allowlist the headers input may set.",
       severity: "MEDIUM",
       args: [0, 1, "name", "value"],
+    },
+  ),
+  // urllib3 `http = urllib3.PoolManager()` kept in a module global (the call that made it is then not at hand).
+  sink(
+    "ssrf-pool",
+    "CWE-918",
+    "Server-side request forgery",
+    { names: ["request", "urlopen", "request_encode_url", "request_encode_body"], receiver: /^(http|https|pool|pool_manager|http_pool)$/ },
+    {
+      message: "Untrusted data decides which URL the server requests.",
+      remediation: "Allow only known hosts and schemes; resolve the host and reject internal and link-local addresses.",
+      args: [1, "url"],
+    },
+  ),
+  // ElementTree's path language (`root.find(f".//user[@name='{name}']")`) is an XPath subset.
+  sink(
+    "xpath-etree-find",
+    "CWE-643",
+    "XPath injection",
+    { names: ["find", "findall", "findtext", "iterfind"], receiver: ETREE_RECEIVER },
+    { ...XPATH, args: [0, "path", "match"] },
+  ),
+  // A pattern from input: catastrophic backtracking (ReDoS), or a pattern that matches what it should not. CWE-730 (as
+  // CodeQL tags it), not CWE-1333: that is py-regex-redos's, whose constant patterns this table would otherwise judge clean.
+  sink(
+    "regex-injection",
+    "CWE-730",
+    "Regular expression injection",
+    {
+      names: ["compile", "match", "search", "fullmatch", "findall", "finditer", "sub", "subn", "split"],
+      path: /^(re|regex)\.(compile|match|search|fullmatch|findall|finditer|sub|subn|split)$/,
+    },
+    {
+      message: "Untrusted data is used as a regular expression, which can make matching take exponential time.",
+      remediation: "Escape input with `re.escape` before putting it in a pattern, or match it literally (`in`, `str.find`).",
+      severity: "MEDIUM",
+      args: [0, "pattern"],
+    },
+  ),
+  // `setattr(user, key, value)` with a key from the request: any attribute, `is_admin` included.
+  sink(
+    "mass-assignment",
+    "CWE-915",
+    "Mass assignment",
+    { names: ["setattr"], path: /^(builtins\.)?setattr$/ },
+    {
+      message: "Untrusted data chooses which attribute of an object is set.",
+      remediation: "Set only attributes from an allowlist of fields the user may change.",
+      severity: "MEDIUM",
+      args: [1, "name"],
     },
   ),
   // FastAPI/Starlette `FileResponse(path)`, aiohttp `web.FileResponse(path)`: the file sent back.

@@ -10,8 +10,8 @@ import { sinkMaker, type SinkExtra, type SinkRule } from "./spec";
 /** Matched against the text of the call that made the receiver; bare `Session()` is too often SQLAlchemy's. */
 const HTTP_CLIENT = /^(httpx\.(Async)?Client|requests\.[Ss]ession|(aiohttp\.)?ClientSession|urllib3\.PoolManager)\(/;
 
-/** A constant media type that is not HTML, XML or SVG (`text/plain`, `application/json`, `text/csv; charset=utf-8`). */
-const NOT_HTML_MIME = /^(?!.*(html|xml|svg))[a-z]+\/[\w.+-]+\s*(;.*)?$/i;
+/** A content type that may be HTML: anything but a constant media type other than HTML, XML or SVG (`text/plain`, `text/csv; charset=utf-8`). */
+const MAYBE_HTML_MIME = /^(?![a-z]+\/[\w.+-]+\s*(;.*)?$)|html|xml|svg/i;
 
 const sink = sinkMaker("py-taint-");
 
@@ -320,8 +320,14 @@ export const PYTHON_SINKS: SinkRule[] = [
           String.raw`(make_response|HttpResponse|HTMLResponse|Markup|mark_safe)$`,
       ),
     },
-    // `HttpResponse(data, content_type="text/plain")`: a browser does not parse that as HTML.
-    { ...XSS, args: [0, "content"], unless: { arg: 1, kw: "content_type", text: NOT_HTML_MIME } },
+    // `HttpResponse(data, content_type="text/plain")` is not parsed as HTML; a rendered template was escaped (autoescape),
+    // or its `render` call is the sink itself (`py-taint-xss-template`, without autoescape).
+    {
+      ...XSS,
+      args: [0, "content"],
+      when: { arg: 1, kw: "content_type", text: MAYBE_HTML_MIME, absent: true },
+      unless: { arg: 0, kw: "content", text: /\.render(_async)?\(/ },
+    },
   ),
   sink(
     "template-injection",

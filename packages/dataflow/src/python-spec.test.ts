@@ -47,7 +47,8 @@ describe("PYTHON_SPEC", () => {
 
   it("matches code, SQL, path, deserialization, SSRF, redirect and template sinks", () => {
     expect(sinks("eval(x)").map(cweOf)).toEqual(["CWE-95"]);
-    expect(sinks("import re\nre.compile(x)")).toEqual([]);
+    // `re.compile` is not the code sink; a pattern from input is regular-expression injection.
+    expect(sinks("import re\nre.compile(x)").map(cweOf)).toEqual(["CWE-730"]);
     expect(sinks("model.eval()")).toEqual([]);
     expect(sinks("cursor.execute(q)").map(cweOf)).toEqual(["CWE-89"]);
     expect(sinks("from sqlalchemy import text\ntext(q)").map(cweOf)).toEqual(["CWE-89"]);
@@ -71,7 +72,8 @@ describe("PYTHON_SPEC", () => {
     // The body is the XSS sink; the same call's `headers=` is the header-injection sink (args tell them apart).
     expect(sinks("from django.http import HttpResponse\nHttpResponse(body)").map(cweOf)).toEqual(["CWE-79", "CWE-113"]);
     expect(sinks("conn.search_s(base, scope, flt)").map(cweOf)).toEqual(["CWE-90"]);
-    expect(sinks("import re\nre.search(p, s)")).toEqual([]);
+    // `re.search` is not an LDAP search (its pattern is the regular-expression sink).
+    expect(sinks("import re\nre.search(p, s)").map(cweOf)).toEqual(["CWE-730"]);
     expect(sinks("tree.xpath(q)").map(cweOf)).toEqual(["CWE-643"]);
   });
 
@@ -119,7 +121,8 @@ describe("PYTHON_SPEC", () => {
     expect(clean("import shlex\nshlex.quote(x)")).toEqual([["CWE-78"]]);
     expect(clean("import html\nhtml.escape(x)")).toEqual([["CWE-79"]]);
     expect(clean("from markupsafe import escape\nescape(x)")).toEqual([["CWE-79"]]);
-    expect(clean("import re\nre.escape(x)")).toEqual([]);
+    // `re.escape` quotes regex metacharacters only: clean as a pattern, not as HTML, SQL or a shell word.
+    expect(clean("import re\nre.escape(x)")).toEqual([["CWE-730"]]);
     expect(clean("import os\nos.path.basename(x)")).toEqual([["CWE-22"]]);
     expect(clean("from werkzeug.utils import secure_filename\nsecure_filename(x)")).toEqual([["CWE-22"]]);
     expect(clean("from ldap.filter import escape_filter_chars\nescape_filter_chars(x)")).toEqual([["CWE-90"]]);

@@ -144,6 +144,7 @@ export const PYTHON_SPEC: LanguageSpec = {
       },
       cwes: ["CWE-79"],
     },
+    { id: "py-san-regex-escape", call: { names: ["escape"], path: /^(re|regex)\.escape$/ }, cwes: ["CWE-730"] },
     // A JSON response is not parsed as HTML.
     {
       id: "py-san-jsonify",

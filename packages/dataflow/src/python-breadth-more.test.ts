@@ -1,0 +1,140 @@
+// Python taint breadth, more sinks: urllib3 pools, ElementTree paths, regular expressions,
+// setattr with a request key, and Jinja2 rendering with and without autoescaping.
+import { langTwins, type LangTwin } from "../test/lang-twins";
+
+const py = (name: string, cwe: string, vuln: string, safe: string): LangTwin => ({ name, lang: "python", cwe, vuln, safe });
+
+langTwins("python sinks beyond the core table", [
+  py(
+    "urllib3 pool kept in a module global",
+    "CWE-918",
+    `
+      import urllib3
+      from starlette.requests import Request
+
+      http = urllib3.PoolManager()
+
+      async def pool(request: Request):
+          return http.request("GET", request.query_params["u"]).data  # SINK
+    `,
+    `
+      import urllib3
+      from starlette.requests import Request
+
+      http = urllib3.PoolManager()
+
+      async def pool(request: Request):
+          q = request.query_params["u"]
+          return http.request("GET", "https://api.example.com/search", fields={"q": q}).data
+    `,
+  ),
+  py(
+    "ElementTree find with a formatted path",
+    "CWE-643",
+    `
+      import xml.etree.ElementTree as ET
+      from flask import Flask, request
+
+      app = Flask(__name__)
+      TREE = ET.parse("users.xml")
+
+      @app.route("/user")
+      def user():
+          name = request.args["name"]
+          node = TREE.getroot().find(f".//user[@name='{name}']")  # SINK
+          return {"found": node is not None}
+    `,
+    `
+      import xml.etree.ElementTree as ET
+      from flask import Flask, request
+
+      app = Flask(__name__)
+      TREE = ET.parse("users.xml")
+
+      @app.route("/user")
+      def user():
+          name = request.args["name"]
+          found = [u for u in TREE.getroot().findall(".//user") if u.get("name") == name]
+          return {"found": len(found)}
+    `,
+  ),
+  py(
+    "a regular expression from the request",
+    "CWE-730",
+    `
+      import re
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      @app.route("/grep")
+      def grep():
+          return {"m": bool(re.search(request.args["p"], "some text"))}  # SINK
+    `,
+    `
+      import re
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      @app.route("/grep")
+      def grep():
+          return {"m": bool(re.search(re.escape(request.args["p"]), "some text"))}
+    `,
+  ),
+  py(
+    "setattr with a request key",
+    "CWE-915",
+    `
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      class Profile:
+          name = ""
+
+      @app.route("/p", methods=["POST"])
+      def patch():
+          profile = Profile()
+          for key, value in request.form.items():
+              setattr(profile, key, value)  # SINK
+          return {"ok": True}
+    `,
+    `
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      class Profile:
+          name = ""
+
+      @app.route("/p", methods=["POST"])
+      def patch():
+          profile = Profile()
+          for key in ("name", "email"):
+              setattr(profile, key, request.form.get(key))
+          return {"ok": True}
+    `,
+  ),
+  py(
+    "Jinja2 rendering, autoescape off vs on",
+    "CWE-79",
+    `
+      from jinja2 import Environment
+      from starlette.requests import Request
+
+      async def page(request: Request):
+          env = Environment(autoescape=False)
+          return env.from_string("<p>{{ t }}</p>").render(t=request.query_params["t"])  # SINK
+    `,
+    `
+      from jinja2 import Environment
+      from starlette.requests import Request
+      from starlette.responses import HTMLResponse
+
+      async def page(request: Request):
+          env = Environment(autoescape=True)
+          return HTMLResponse(env.from_string("<p>{{ t }}</p>").render(t=request.query_params["t"]))
+    `,
+  ),
+]);
