@@ -3,7 +3,8 @@
  * modules by name (`require`, `import()`), vm2, headless browsers (Puppeteer, Playwright), Expat
  * entity expansion (node-expat, xml2json), template data (`res.render`), Koa's `ctx.body`,
  * session writes (trust boundary), archive entry names (zip slip), jQuery and hapi markup, and
- * redirects beyond `res.redirect` (Next.js, `res.location`, `window.open`, `location.href`).
+ * redirects beyond `res.redirect` (Next.js, `res.location`, `window.open`, `location.href`),
+ * LDAP filters and server-side template sources.
  */
 import { sinkMaker, type FieldSinkRule, type SinkExtra as Extra, type SinkRule, type SourceRule } from "./spec";
 
@@ -110,6 +111,32 @@ export const JAVASCRIPT_APP_SINKS: SinkRule[] = [
     "XML entity expansion",
     { names: ["toJson"], path: /^xml2json\.toJson$/ },
     ENTITY_EXPANSION,
+  ),
+  sink(
+    "ldap",
+    "CWE-90",
+    "LDAP injection",
+    { names: ["search"], receiver: /ldap|^client$/i },
+    {
+      message: "Untrusted data is built into an LDAP search filter.",
+      remediation: "Escape input for LDAP filters (RFC 4515: `*`, `(`, `)`, `\\`, NUL) or validate it against an allowlist.",
+      severity: "MEDIUM",
+      args: [1],
+    },
+  ),
+  sink(
+    "template",
+    "CWE-1336",
+    "Server-side template injection",
+    {
+      names: ["render", "compile", "renderString", "template"],
+      path: /^(ejs|pug|jade|handlebars|Handlebars|nunjucks|lodash|underscore|dot|doT)\.(render|compile|renderString|template)$/,
+    },
+    {
+      message: "Untrusted data is compiled as a server-side template.",
+      remediation: "Compile only fixed templates and pass input as template data, never as template source.",
+      severity: "CRITICAL",
+    },
   ),
   // Angular's Renderer2 writing an element's innerHTML: `renderer.setProperty(el, "innerHTML", html)`.
   sink(

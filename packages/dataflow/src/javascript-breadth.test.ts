@@ -140,6 +140,56 @@ describe("javascript breadth: Angular", () => {
   });
 });
 
+describe("javascript breadth: options that make a call safe", () => {
+  it("leaves res.sendFile with a root and mysql's { sql, values } form alone, and reports their unsafe twins", () => {
+    const src = [
+      'const mysql = require("mysql");',
+      "const conn = mysql.createConnection({});",
+      'app.get("/f/:name", (req, res) => {',
+      '  res.sendFile(req.params.name, { root: __dirname + "/public" });',
+      '  res.sendFile(__dirname + "/public/" + req.params.name); // VULN CWE-22',
+      '  res.download(req.params.name, "report.pdf", { root: "/srv/reports" });',
+      '  conn.query({ sql: "SELECT * FROM t WHERE n = ?", values: [req.query.n] }, () => undefined);',
+      '  conn.query({ sql: "SELECT * FROM t WHERE n = \'" + req.query.n + "\'" }, () => undefined); // VULN CWE-89',
+      "});",
+    ].join("\n");
+    expectMarked("opts.js", src);
+  });
+
+  it("reaches SQL through injected TypeORM managers, repositories and query runners, pg-promise and postgres.js", () => {
+    const src = [
+      'import pgPromise from "pg-promise";',
+      'import postgres from "postgres";',
+      'const db = pgPromise()("postgres://localhost/app");',
+      "const sql = postgres();",
+      "export class OrderService {",
+      "  constructor(private readonly manager: EntityManager, private readonly ordersRepository: Repository<Order>) {}",
+      "  a(id: string) {",
+      '    return this.manager.query("SELECT * FROM orders WHERE id = " + id); // VULN CWE-89',
+      "  }",
+      "  b(id: string) {",
+      "    return this.ordersRepository.query(`SELECT * FROM orders WHERE id = ${id}`); // VULN CWE-89",
+      "  }",
+      "  c(id: string) {",
+      "    return this.ordersRepository.findOne({ where: { id } });",
+      "  }",
+      "}",
+      "export async function handler(req: Request, res: Response) {",
+      "  const svc = new OrderService(manager, repo);",
+      "  await svc.a(req.params.id);",
+      "  await svc.b(req.params.id);",
+      "  await svc.c(req.params.id);",
+      '  await db.any("SELECT * FROM t WHERE n = \'" + req.query.n + "\'"); // VULN CWE-89',
+      '  await db.any("SELECT * FROM t WHERE n = $1", [req.query.n]);',
+      "  await sql.unsafe(`SELECT * FROM t WHERE n = '${req.query.n}'`); // VULN CWE-89",
+      "  await sql`SELECT * FROM t WHERE n = ${req.query.n}`;",
+      "}",
+      'app.get("/o/:id", handler);',
+    ].join("\n");
+    expectMarked("orders.ts", src);
+  });
+});
+
 describe("javascript breadth: jQuery", () => {
   it("reports markup handed to jQuery's HTML methods and to $() itself, not text", () => {
     const src = [

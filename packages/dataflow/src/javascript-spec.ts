@@ -20,9 +20,12 @@ const RES_CHAIN =
   /^(res|response)$|^(res|response)(\.(status|type|set|header|append|vary|cookie|clearCookie|location|links|attachment|contentType)\(.*\))+$|^reply(\.\w+\(.*\))*\.(type|header)\(.*html/i;
 /** Where response headers are set: Express/Fastify responses (chained too) and Koa's `ctx.set`. */
 const HEADER_TARGET = /^(res|response|reply|ctx|ctx\.response)$|^(res|response|reply)(\.\w+\(.*\))+$/;
-/** SQL clients as they are usually named: `db`, `this.db`, `pool`, `connection`, `knex`, `sequelize`, `pgClient`. */
+/**
+ * SQL clients as they are usually named: `db`, `this.db`, `pool`, `connection`, `knex`, `sequelize`,
+ * `pgClient`, and TypeORM's injected `manager`, `ordersRepository`, `queryRunner`.
+ */
 const SQL_CLIENT =
-  /(^|\.)(\w*(db|Db|DB|database|Database|pool|Pool|conn|Conn|connection|Connection|client|Client|knex|Knex|sequelize|Sequelize|mysql|trx|transaction|sql))$/;
+  /(^|\.)(\w*(db|Db|DB|database|Database|pool|Pool|conn|Conn|connection|Connection|client|Client|knex|Knex|sequelize|Sequelize|mysql|trx|transaction|sql|manager|Manager|repository|Repository|queryRunner|QueryRunner))$/;
 /** MongoDB collections and Mongoose models: `db.collection("x")`, `users`, `User`, `this.userModel`. */
 const MONGO_RECEIVER = /(collection|coll|model|Model|^db\.\w+)|(^|\.)[A-Z][A-Za-z0-9]*$|(^|\.)\w*(users?|Users?)$/;
 const FS_MODULE = String.raw`^(fs|fs\/promises|fs\.promises|fs-extra|graceful-fs)\.`;
@@ -161,7 +164,18 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
     // is never checked as a sink, and the same calls are the main path-traversal sinks.
   ],
   sinks: [
-    sink("sql", "CWE-89", "SQL injection", { names: ["query", "execute", "raw", "prepare", "unsafe"], receiver: SQL_CLIENT }, SQL),
+    // mysql's options form `query({ sql, values })` binds its values: they are not part of the statement.
+    sink(
+      "sql",
+      "CWE-89",
+      "SQL injection",
+      // pg-promise: `db.any/one/none/many/oneOrNone/manyOrNone/result/multi(sql, values)`.
+      {
+        names: ["query", "execute", "raw", "prepare", "unsafe", "any", "one", "none", "many", "oneOrNone", "manyOrNone", "result", "multi"],
+        receiver: SQL_CLIENT,
+      },
+      { ...SQL, unless: { arg: 0, key: "values" } },
+    ),
     sink(
       "sql-sqlite",
       "CWE-89",
@@ -227,7 +241,21 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
       { names: FS_PAIR_CALLS, path: new RegExp(`${FS_MODULE}(${FS_PAIR_CALLS.join("|")})$`) },
       { ...PATH, args: [0, 1] },
     ),
-    sink("path-send-file", "CWE-22", "Path traversal", { names: ["sendFile", "download"], receiver: RES_CHAIN }, PATH),
+    // With a `root` option, send resolves the path inside it and refuses `..` (403).
+    sink(
+      "path-send-file",
+      "CWE-22",
+      "Path traversal",
+      { names: ["sendFile"], receiver: RES_CHAIN },
+      { ...PATH, unless: { arg: 1, key: "root" } },
+    ),
+    sink(
+      "path-download",
+      "CWE-22",
+      "Path traversal",
+      { names: ["download"], receiver: RES_CHAIN },
+      { ...PATH, unless: { arg: 2, key: "root" } },
+    ),
     sink("xss", "CWE-79", "Cross-site scripting", { names: ["send", "write", "end"], receiver: RES_CHAIN }, XSS),
     sink(
       "xss-document",
@@ -366,32 +394,6 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
         remediation:
           "Use parameterised XPath (variables) or validate input against an allowlist; never concatenate input into an expression.",
         severity: "MEDIUM",
-      },
-    ),
-    sink(
-      "ldap",
-      "CWE-90",
-      "LDAP injection",
-      { names: ["search"], receiver: /ldap|^client$/i },
-      {
-        message: "Untrusted data is built into an LDAP search filter.",
-        remediation: "Escape input for LDAP filters (RFC 4515: `*`, `(`, `)`, `\\`, NUL) or validate it against an allowlist.",
-        severity: "MEDIUM",
-        args: [1],
-      },
-    ),
-    sink(
-      "template",
-      "CWE-1336",
-      "Server-side template injection",
-      {
-        names: ["render", "compile", "renderString", "template"],
-        path: /^(ejs|pug|jade|handlebars|Handlebars|nunjucks|lodash|underscore|dot|doT)\.(render|compile|renderString|template)$/,
-      },
-      {
-        message: "Untrusted data is compiled as a server-side template.",
-        remediation: "Compile only fixed templates and pass input as template data, never as template source.",
-        severity: "CRITICAL",
       },
     ),
     ...JAVASCRIPT_CONFIG_SINKS,
