@@ -113,6 +113,24 @@ describe("javascript breadth: more frameworks' responses", () => {
   });
 });
 
+describe("javascript breadth: handler shapes", () => {
+  it("takes a destructured first parameter followed by a response as the request", () => {
+    const src = [
+      'import { Router } from "express";',
+      "const r = Router();",
+      'r.get("/x", async ({ query, params: { id } }, res) => {',
+      "  await pool.query(`SELECT * FROM items WHERE name = '${query.name}'`); // VULN CWE-89",
+      '  await pool.query("SELECT * FROM items WHERE id = " + id); // VULN CWE-89',
+      '  await pool.query("SELECT * FROM items WHERE id = $1", [id]);',
+      "  res.json({});",
+      "});",
+      "const render = ({ title }, out) => out.push(title);",
+      'render({ title: "x" }, []);',
+    ].join("\n");
+    expectMarked("items.ts", src);
+  });
+});
+
 describe("javascript breadth: Angular", () => {
   it("takes the ActivatedRoute's snapshot and observables as URL input, into the DOM and navigation", () => {
     const src = [

@@ -68,8 +68,9 @@ export function markHandlers(functions: FunctionIR[], exported: readonly Exporte
     const sources: SourceParams = [];
     const request = requestParam(fn);
     const isRouteHandler = handlers.has(fn.name) || (memberRefs.has(fn.name) && fn.params.length >= 2);
-    if (isRouteHandler) sources.push(request ?? label(fn, 0));
     if (routeObservers.has(fn.name) && fn.params.length > 0) sources.push({ index: 0, label: "URL parameters (Angular ActivatedRoute)" });
+    if (isRouteHandler) sources.push(request ?? label(fn, 0));
+    else if (!request && destructuredRequest(fn)) sources.push({ index: 0, label: "HTTP request (destructured)" });
     else if (request) {
       const i = request.index;
       const next = fn.params[i + 1];
@@ -88,6 +89,12 @@ export function markHandlers(functions: FunctionIR[], exported: readonly Exporte
     }
     if (sources.length) fn.sourceParams = dedupe([...(fn.sourceParams ?? []), ...sources]);
   }
+}
+
+/** `async ({ query, body }, res) => …`: a destructured first parameter followed by a response. */
+function destructuredRequest(fn: FunctionIR): boolean {
+  const [first, second] = fn.params;
+  return first?.name === "<param0>" && second !== undefined && RESPONSE_NAMES.test(second.name);
 }
 
 function label(fn: FunctionIR, index: number): SourceParams[number] {
