@@ -124,6 +124,7 @@ export const CWE_NAMES: Readonly<Record<string, string>> = {
   "CWE-703": "Improper Check or Handling of Exceptional Conditions",
   "CWE-704": "Incorrect Type Conversion or Cast",
   "CWE-732": "Incorrect Permission Assignment for Critical Resource",
+  "CWE-749": "Exposed Dangerous Method or Function",
   "CWE-758": "Reliance on Undefined, Unspecified, or Implementation-Defined Behavior",
   "CWE-759": "Use of a One-Way Hash without a Salt",
   "CWE-760": "Use of a One-Way Hash with a Predictable Salt",
