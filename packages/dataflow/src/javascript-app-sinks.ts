@@ -138,6 +138,19 @@ export const JAVASCRIPT_APP_SINKS: SinkRule[] = [
       severity: "CRITICAL",
     },
   ),
+  // `text.match(pattern)` / `matchAll` compile a string argument as a regular expression; receivers that are
+  // routers or glob matchers (`router.match(path)`, `minimatch.match(…)`) take paths, not patterns.
+  sink(
+    "regex-string-match",
+    "CWE-1333",
+    "Regular expression injection",
+    { names: ["match", "matchAll"], receiver: /^(?!.*([Rr]oute[rs]?|[Mm]atch(er)?|minimatch|micromatch|picomatch|glob)$)[\w$.]+$/ },
+    {
+      message: "Untrusted data is compiled as a regular expression by String.prototype.match.",
+      remediation: "Escape input before matching (`escape-string-regexp`, `_.escapeRegExp`), or test it as plain text with `includes`.",
+      severity: "MEDIUM",
+    },
+  ),
   // Angular's Renderer2 writing an element's innerHTML: `renderer.setProperty(el, "innerHTML", html)`.
   sink(
     "xss-angular-renderer",

@@ -131,6 +131,24 @@ describe("javascript breadth: handler shapes", () => {
   });
 });
 
+describe("javascript breadth: regular expressions from input", () => {
+  it("reports String.prototype.match with an input pattern, not includes, escaped patterns or routers", () => {
+    const src = [
+      'import escapeStringRegexp from "escape-string-regexp";',
+      'app.get("/m", (req, res) => {',
+      '  const text = "some long text";',
+      "  const a = text.match(req.query.re); // VULN CWE-1333",
+      "  const b = [...text.matchAll(req.query.re)]; // VULN CWE-1333",
+      "  const c = text.includes(req.query.re);",
+      "  const d = text.match(escapeStringRegexp(req.query.re));",
+      "  const e = router.match(req.path);",
+      "  res.json({ a, b, c, d, e });",
+      "});",
+    ].join("\n");
+    expectMarked("match.js", src);
+  });
+});
+
 describe("javascript breadth: Angular", () => {
   it("takes the ActivatedRoute's snapshot and observables as URL input, into the DOM and navigation", () => {
     const src = [
