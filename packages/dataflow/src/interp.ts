@@ -42,7 +42,7 @@ export class FunctionInterpreter extends ClosureInterpreter {
       const step = this.step(this.fn.loc, "step", `parameter \`${p.name}\``);
       const facts: Fact[] = [{ origin: { kind: "param", index }, steps: [step], clean: new Set() }];
       const source = this.fn.sourceParams?.find((sp) => sp.index === index);
-      if (source) facts.push(this.sourceFact(`param:${p.name}`, source.label, "remote", this.fn.loc));
+      if (source) facts.push(this.sourceFact(`param:${p.name}`, source.label, source.kind ?? "remote", this.fn.loc));
       env.set(p.name, { facts });
     });
     this.block(this.fn.body, env);

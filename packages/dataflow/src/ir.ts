@@ -127,9 +127,10 @@ export interface FunctionIR {
   /**
    * Parameters that carry untrusted input because of the framework (FastAPI/Flask route
    * parameters, Spring `@RequestParam`, an Express handler's `req`): their indexes, and a
-   * label for the trace ("route parameter `id`").
+   * label for the trace ("route parameter `id`"); remote unless `kind` says local (a Java
+   * `main`'s command-line arguments).
    */
-  sourceParams?: { index: number; label: string }[];
+  sourceParams?: { index: number; label: string; kind?: "remote" | "local" }[];
   /**
    * Python and JavaScript closures: the enclosing functions' locals this function reads. Their
    * values are those of the enclosing function where the closure is created (closures.ts).

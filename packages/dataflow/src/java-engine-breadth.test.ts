@@ -329,3 +329,31 @@ twins("request inputs beyond servlets and Spring MVC annotations", [
     expect: { rule: "java-taint-command", cwe: "CWE-78" },
   },
 ]);
+
+describe("a main method's arguments", () => {
+  const tool = (signature: string, use: string): Files => ({
+    [`${PKG}/Tool.java`]: dedent(`
+      package com.example.web;
+
+      public class Tool {
+        ${signature} throws Exception {
+          String input = args.length > 0 ? args[0] : "report.txt";
+          ${use} // SINK
+        }
+      }
+    `),
+  });
+  it("are a local source (MEDIUM confidence) for String[] and varargs", () => {
+    for (const signature of ["public static void main(String[] args)", "public static void main(final String... args)"]) {
+      const files = tool(signature, "new java.io.FileInputStream(input).close();");
+      const findings = scan(files);
+      expect(places(findings)).toEqual([{ ...PATH, file: `${PKG}/Tool.java`, line: lineOf(Object.values(files)[0] ?? "", "// SINK") }]);
+      expect(findings[0]?.dataflow?.source_kind).toBe("local");
+      expect(findings[0]?.confidence).toBe("MEDIUM");
+    }
+  });
+  it("are not a source in an instance method or another method named main", () => {
+    expect(places(scan(tool("public void main(String[] args)", "new java.io.FileInputStream(input).close();")))).toEqual([]);
+    expect(places(scan(tool("public static void run(String[] args)", "new java.io.FileInputStream(input).close();")))).toEqual([]);
+  });
+});

@@ -4,7 +4,7 @@
  * FunctionIR. Spring's request-binding annotations mark parameters as sources.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { ClassIR, Expr, LValue, Loc, ModuleIR, Param, Stmt } from "./ir";
+import type { ClassIR, Expr, FunctionIR, LValue, Loc, ModuleIR, Param, Stmt } from "./ir";
 import { kindOf, locOf, namedChildren, unknown } from "./lower-util";
 import { JavaExprLowering, simpleType } from "./java-expr";
 import { typeName } from "./class-index";
@@ -117,6 +117,8 @@ class JavaLowering extends JavaExprLowering {
     } else if (kind === "method_declaration" || kind === "constructor_declaration" || kind === "compact_constructor_declaration") {
       const mods = modifiers(member);
       const params = this.params(member.field("parameters"), isRequestMapping(member));
+      if (isMainMethod(member, mods, params.params))
+        params.sources.push({ index: 0, label: "command-line argument `" + (params.params[0]?.name ?? "args") + "`", kind: "local" });
       const body = member.field("body");
       const returns = kind === "method_declaration" ? member.field("type")?.text() : undefined;
       this.functions.push({
@@ -141,9 +143,9 @@ class JavaLowering extends JavaExprLowering {
   }
 
   /** `mapped`: a Spring request-mapping method, whose plain parameters Spring binds from the request. */
-  private params(node: SgNode | null, mapped = false): { params: Param[]; sources: { index: number; label: string }[] } {
+  private params(node: SgNode | null, mapped = false): { params: Param[]; sources: NonNullable<FunctionIR["sourceParams"]> } {
     const params: Param[] = [];
-    const sources: { index: number; label: string }[] = [];
+    const sources: NonNullable<FunctionIR["sourceParams"]> = [];
     for (const p of node ? namedChildren(node) : []) {
       if (kindOf(p) !== "formal_parameter" && kindOf(p) !== "spread_parameter") continue;
       const nameNode =
@@ -425,6 +427,16 @@ function interfaceNames(node: SgNode | null): string[] {
 function declType(written: string | undefined, declarator?: SgNode): string | undefined {
   if (!written || /\[|\.\.\./.test(written) || declarator?.field("dimensions")) return undefined;
   return typeName(written);
+}
+
+/** `public static void main(String[] args)` (or `String... args`): its arguments come from the command line. */
+function isMainMethod(method: SgNode, mods: Set<string>, params: readonly Param[]): boolean {
+  if (kindOf(method) !== "method_declaration" || method.field("name")?.text() !== "main") return false;
+  if (!mods.has("static") || !mods.has("public") || params.length !== 1) return false;
+  const param = namedChildren(method.field("parameters") ?? method).find(
+    (c) => kindOf(c) === "formal_parameter" || kindOf(c) === "spread_parameter",
+  );
+  return /\b(java\.lang\.)?String\b.*(\[\s*\]|\.\.\.)/.test(param?.text() ?? "");
 }
 
 function isRequestMapping(method: SgNode): boolean {
