@@ -54,6 +54,22 @@ describe("javascript breadth: responses and redirects", () => {
     expectMarked("routes.js", src);
   });
 
+  it("treats send of an object or array literal as JSON, and a response typed as non-HTML as safe", () => {
+    const src = [
+      'app.get("/a", (req, res) => {',
+      "  res.send({ name: req.query.name });",
+      "  res.status(400).send({ error: 'bad id ' + req.params.id });",
+      "  res.send([req.query.a, req.query.b]);",
+      '  res.type("json").send(req.query.q);',
+      '  res.set("Content-Type", "text/plain").send(req.query.q);',
+      '  res.set("Cache-Control", "no-store").send(req.query.q); // VULN CWE-79',
+      "  res.send('<p>' + req.query.q + '</p>'); // VULN CWE-79",
+      "  res.send({ html: req.query.q }.html); // VULN CWE-79",
+      "});",
+    ].join("\n");
+    expectMarked("json.js", src);
+  });
+
   it("redirects through the browser's location.href, not any object's href", () => {
     const src = [
       "const params = new URLSearchParams(window.location.search);",

@@ -199,8 +199,18 @@ export abstract class ExprLowering {
     }
     if (fnKind === "super" || fnKind === "import") return { k: "call", callee: fnKind, receiver: null, args, loc, text };
     const fn = this.expr(fnNode);
-    if (fn.k === "field")
-      return { k: "call", callee: fn.name, receiver: fn.object, args, ...(fn.path !== undefined ? { path: fn.path } : {}), loc, text };
+    if (fn.k === "field") {
+      const sent = fn.name === "send" ? jsonBody(fn.object, args) : args;
+      return {
+        k: "call",
+        callee: fn.name,
+        receiver: fn.object,
+        args: sent,
+        ...(fn.path !== undefined ? { path: fn.path } : {}),
+        loc,
+        text,
+      };
+    }
     if (fn.k === "lambda") return { k: "call", callee: fn.name, receiver: null, args, loc, text };
     // Calling a computed function value (`handlers[k](x)`, `f()(x)`): no name to match, but
     // the function value rides as the receiver so its taint still reaches the result.
@@ -376,4 +386,25 @@ function flattened(node: SgNode): Expr {
   const loc = locOf(node);
   const names = node.findAll({ rule: { kind: "identifier" } }).map((n): Expr => ({ k: "var", name: n.text(), loc: locOf(n) }));
   return { k: "unknown", parts: names, loc };
+}
+
+/** The response a chain starts from: `res` in `res.status(400).send(…)`. */
+function responseRoot(e: Expr): string | undefined {
+  if (e.k === "var") return e.name;
+  if (e.k === "call" && e.receiver) return responseRoot(e.receiver);
+  return undefined;
+}
+
+/**
+ * Express's and Fastify's `send` serialise an object or array literal as JSON (`res.send({ error })`
+ * is `res.json(…)`): the argument is lowered as the `JSON.stringify` the framework applies.
+ */
+function jsonBody(receiver: Expr, args: Expr[]): Expr[] {
+  const [first, ...rest] = args;
+  if (!first || (first.k !== "object" && first.k !== "array") || !/^(res|response|reply)$/.test(responseRoot(receiver) ?? "")) return args;
+  const json: Expr = { k: "var", name: "JSON", loc: first.loc };
+  return [
+    { k: "call", callee: "stringify", receiver: json, args: [first], path: "JSON.stringify", loc: first.loc, text: "JSON.stringify(…)" },
+    ...rest,
+  ];
 }

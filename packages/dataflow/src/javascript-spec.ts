@@ -12,12 +12,13 @@ import { sinkMaker, type LanguageSpec } from "./spec";
 const REQ = /^(req|request)$/;
 /**
  * An Express response, also through its chaining setters (`res.status(404).send(x)`,
- * `res.type("html").send(x)`); a Fastify reply only once it is typed as HTML
+ * `res.type("html").send(x)`) unless they set a type other than HTML (`res.type("json")`,
+ * `res.set("Content-Type", "text/plain")`); a Fastify reply only once it is typed as HTML
  * (`reply.type("text/html").send(x)`, `reply.header("Content-Type", "text/html")`): it sends
  * other strings as plain text.
  */
 const RES_CHAIN =
-  /^(res|response)$|^(res|response)(\.(status|type|set|header|append|vary|cookie|clearCookie|location|links|attachment|contentType)\(.*\))+$|^reply(\.\w+\(.*\))*\.(type|header)\(.*html/i;
+  /^(res|response)$|^(?!.*(\.(type|contentType)\(|\.(set|header)\(\s*["'`]content-type["'`]\s*,)(?![^)]*html))(res|response)(\.(status|type|set|header|append|vary|cookie|clearCookie|location|links|attachment|contentType)\(.*\))+$|^reply(\.\w+\(.*\))*\.(type|header)\(.*html/i;
 /** Where response headers are set: Express/Fastify responses (chained too) and Koa's `ctx.set`. */
 const HEADER_TARGET = /^(res|response|reply|ctx|ctx\.response)$|^(res|response|reply)(\.\w+\(.*\))+$/;
 /**
