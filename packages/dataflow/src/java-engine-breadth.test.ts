@@ -357,3 +357,41 @@ describe("a main method's arguments", () => {
     expect(places(scan(tool("public static void run(String[] args)", "new java.io.FileInputStream(input).close();")))).toEqual([]);
   });
 });
+
+function strutsAction(header: string): Files {
+  return {
+    [`${PKG}/ReportAction.java`]: dedent(`
+      package com.example.web;
+
+      import java.io.File;
+
+      ${header} {
+        private String report;
+
+        public void setReport(String report) {
+          this.report = report;
+        }
+
+        public String execute() throws Exception {
+          File f = new File("/var/reports/" + report); // SINK
+          return f.exists() ? "success" : "error";
+        }
+      }
+    `),
+  };
+}
+
+twins("Struts", [
+  {
+    name: "an ActionSupport's request-populated property reaches a file path",
+    vuln: strutsAction("public class ReportAction extends com.opensymphony.xwork2.ActionSupport"),
+    safe: strutsAction("public class ReportAction"),
+    expect: PATH,
+  },
+  {
+    name: "Action is a Struts action only when imported from XWork",
+    vuln: strutsAction("import com.opensymphony.xwork2.Action;\n\npublic class ReportAction implements Action"),
+    safe: strutsAction("import javax.swing.Action;\n\npublic abstract class ReportAction implements Action"),
+    expect: PATH,
+  },
+]);

@@ -60,6 +60,8 @@ class JavaLowering extends JavaExprLowering {
   imports: Record<string, string> = {};
   pkg: string | null = null;
   private routing: ClassRouting | undefined;
+  /** A Struts action or form bean: the framework calls its setters with request parameters. */
+  private requestBound = false;
 
   addImport(node: SgNode): void {
     const text = node
@@ -87,12 +89,17 @@ class JavaLowering extends JavaExprLowering {
       fields: [],
     };
     this.classes.push(cls);
+    const outerBound = this.requestBound;
+    this.requestBound =
+      REQUEST_BOUND_SUPERS.test(cls.superclass ?? "") ||
+      cls.interfaces.some((i) => REQUEST_BOUND_INTERFACES.test(i) && (i !== "Action" || /xwork2|struts/.test(this.imports[i] ?? "")));
     const outerRouting = this.routing;
     this.routing = classRouting(node);
     const body = node.field("body");
     for (const member of body ? namedChildren(body) : []) this.member(member, cls);
     this.cls = outer;
     this.routing = outerRouting;
+    this.requestBound = outerBound;
   }
 
   private member(member: SgNode, cls: ClassIR): void {
@@ -117,6 +124,8 @@ class JavaLowering extends JavaExprLowering {
     } else if (kind === "method_declaration" || kind === "constructor_declaration" || kind === "compact_constructor_declaration") {
       const mods = modifiers(member);
       const params = this.params(member.field("parameters"), isRequestMapping(member));
+      if (this.requestBound && isPropertySetter(member, mods, params.params))
+        params.sources.push({ index: 0, label: `Struts request property \`${params.params[0]?.name ?? "value"}\`` });
       if (isMainMethod(member, mods, params.params))
         params.sources.push({ index: 0, label: "command-line argument `" + (params.params[0]?.name ?? "args") + "`", kind: "local" });
       const body = member.field("body");
@@ -427,6 +436,26 @@ function interfaceNames(node: SgNode | null): string[] {
 function declType(written: string | undefined, declarator?: SgNode): string | undefined {
   if (!written || /\[|\.\.\./.test(written) || declarator?.field("dimensions")) return undefined;
   return typeName(written);
+}
+
+/**
+ * Struts 2 actions (ActionSupport, Action, ModelDriven) and Struts 1 form beans (ActionForm and
+ * its validator/dyna variants), whose public setters the framework calls with request parameters.
+ */
+const REQUEST_BOUND_SUPERS = /^([\w.]+\.)?(ActionSupport|ActionForm|ValidatorForm|ValidatorActionForm|DynaActionForm|DynaValidatorForm)$/;
+/** `Action` only when imported from XWork/Struts: the name is common. */
+const REQUEST_BOUND_INTERFACES = /^(Action|ModelDriven|ParameterAware)$/;
+
+/** `public void setName(String name)` (one String-like parameter). */
+function isPropertySetter(method: SgNode, mods: Set<string>, params: readonly Param[]): boolean {
+  const name = kindOf(method) === "method_declaration" ? (method.field("name")?.text() ?? "") : "";
+  return (
+    /^set[A-Z]/.test(name) &&
+    mods.has("public") &&
+    !mods.has("static") &&
+    params.length === 1 &&
+    /^(String|String\[\]|List|Object)$/.test(params[0]?.type ?? "String")
+  );
 }
 
 /** `public static void main(String[] args)` (or `String... args`): its arguments come from the command line. */
