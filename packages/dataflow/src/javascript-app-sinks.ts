@@ -151,6 +151,16 @@ export const JAVASCRIPT_APP_SINKS: SinkRule[] = [
       severity: "MEDIUM",
     },
   ),
+  // `range.createContextualFragment(html)` parses markup and runs its scripts once inserted.
+  sink("xss-fragment", "CWE-79", "Cross-site scripting", { names: ["createContextualFragment"] }, XSS),
+  // `el.setAttribute("href", x)`: a `javascript:` URL or an event handler attribute runs script.
+  sink(
+    "xss-set-attribute",
+    "CWE-79",
+    "Cross-site scripting",
+    { names: ["setAttribute"] },
+    { ...XSS, args: [1], when: { arg: 0, text: /^(href|srcdoc|action|formaction|xlink:href|on[a-z]+)$/i } },
+  ),
   // Angular's Renderer2 writing an element's innerHTML: `renderer.setProperty(el, "innerHTML", html)`.
   sink(
     "xss-angular-renderer",
@@ -224,6 +234,8 @@ export const JAVASCRIPT_APP_FIELD_SINKS: FieldSinkRule[] = [
     ...XSS,
     severity: "HIGH",
   },
+  // `iframe.srcdoc = html`: a whole document in the page's origin.
+  { id: "js-taint-xss-srcdoc", field: /^srcdoc$/, cwe: "CWE-79", title: "Cross-site scripting", ...XSS, severity: "HIGH" },
   // `window.location.href = x`: only on the browser's own location object.
   {
     id: "js-taint-redirect-href",

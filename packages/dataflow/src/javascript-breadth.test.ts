@@ -242,6 +242,24 @@ describe("javascript breadth: options that make a call safe", () => {
   });
 });
 
+describe("javascript breadth: DOM markup sinks", () => {
+  it("reports srcdoc, contextual fragments and script-running attributes, not text or titles", () => {
+    const src = [
+      'const q = new URLSearchParams(location.search).get("q");',
+      'const frame = document.createElement("iframe");',
+      "frame.srcdoc = q; // VULN CWE-79",
+      "const frag = document.createRange().createContextualFragment(q); // VULN CWE-79",
+      'const a = document.createElement("a");',
+      'a.setAttribute("href", q); // VULN CWE-79',
+      'a.setAttribute("onclick", q); // VULN CWE-79',
+      'a.setAttribute("title", q);',
+      'a.setAttribute("href", "/help");',
+      "a.textContent = q;",
+    ].join("\n");
+    expectMarked("dom.js", src);
+  });
+});
+
 describe("javascript breadth: jQuery", () => {
   it("reports markup handed to jQuery's HTML methods and to $() itself, not text", () => {
     const src = [
