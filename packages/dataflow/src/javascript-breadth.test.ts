@@ -70,6 +70,21 @@ describe("javascript breadth: responses and redirects", () => {
     expectMarked("json.js", src);
   });
 
+  it("takes the request's path and host as input in Express and Koa", () => {
+    const src = [
+      "app.use((req, res) => {",
+      '  res.status(404).send("<h1>No page at " + req.path + "</h1>"); // VULN CWE-79',
+      '  res.redirect("https://" + req.hostname + "/login"); // VULN CWE-601',
+      '  res.status(404).send("<h1>No page</h1>");',
+      "});",
+      "router.get('/k', async (ctx, next) => {",
+      "  ctx.redirect(ctx.origin + ctx.query.next); // VULN CWE-601",
+      '  ctx.redirect("/home");',
+      "});",
+    ].join("\n");
+    expectMarked("notfound.js", src);
+  });
+
   it("redirects through the browser's location.href, not any object's href", () => {
     const src = [
       "const params = new URLSearchParams(window.location.search);",

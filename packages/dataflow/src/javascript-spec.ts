@@ -114,13 +114,14 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
       // An upload's name, type and contents come from the client; where the server stored it
       // (multer `path`/`destination`/`filename`, express-fileupload `tempFilePath`) and its `size` do not.
       field:
-        /^(req|request)\.(query|body|params|cookies|signedCookies|headers|url|originalUrl|raw)\b|^(req|request)\.files?\b(?!(\.[\w$]+|\[[^\]]*\])?\.(path|destination|filename|tempFilePath|size)\b)/,
+        /^(req|request)\.(query|body|params|cookies|signedCookies|headers|url|originalUrl|path|hostname|host|subdomains|raw)\b|^(req|request)\.files?\b(?!(\.[\w$]+|\[[^\]]*\])?\.(path|destination|filename|tempFilePath|size)\b)/,
       kind: "remote",
       label: "HTTP request data",
     },
     {
       id: "js-koa-request",
-      field: /^ctx\.(query|querystring|params|headers?|cookies|url|href|path|request\.(body|query|querystring|headers?|url|href|files?))\b/,
+      field:
+        /^ctx\.(query|querystring|params|headers?|cookies|url|originalUrl|href|path|host|hostname|origin|search|request\.(body|query|querystring|headers?|url|href|path|host|hostname|files?))\b/,
       kind: "remote",
       label: "HTTP request data (Koa `ctx`)",
     },
