@@ -37,6 +37,14 @@ const TRUST_BOUNDARY = {
   message: "Untrusted data is stored in the session next to trusted data.",
   remediation: "Validate the data before storing it in the session, and never let input choose the key.",
 };
+const SHELL: Extra = {
+  message: "Untrusted data reaches a command run through a shell (`shell: true`).",
+  remediation: "Drop `shell: true` and pass a fixed program with an argument array, validating each argument against an allowlist.",
+  severity: "CRITICAL",
+};
+const SHELL_FILE = /^(child_process|execa)\.(spawn|spawnSync|execFile|execFileSync|execa|execaSync)$/;
+const SHELL_NAMES = ["spawn", "spawnSync", "execFile", "execFileSync", "execa", "execaSync"];
+const SHELLJS_FILES = ["cat", "cp", "mv", "rm", "ls", "mkdir", "touch", "sed", "grep", "head", "tail", "chmod", "ln", "find", "cd"];
 const REDIRECT = {
   message: "Untrusted data decides where the user is redirected.",
   remediation: "Redirect only to relative paths or to hosts on an allowlist; never to a URL taken from the request.",
@@ -149,6 +157,41 @@ export const JAVASCRIPT_APP_SINKS: SinkRule[] = [
       message: "Untrusted data is compiled as a regular expression by String.prototype.match.",
       remediation: "Escape input before matching (`escape-string-regexp`, `_.escapeRegExp`), or test it as plain text with `includes`.",
       severity: "MEDIUM",
+    },
+  ),
+  // `spawn(cmd, { shell: true })` and `spawn(cmd, args, { shell: true })` (also execFile, execa): the shell parses the command line.
+  sink(
+    "command-shell-option",
+    "CWE-78",
+    "OS command injection",
+    { names: SHELL_NAMES, path: SHELL_FILE },
+    {
+      ...SHELL,
+      when: { arg: 1, key: "shell", equals: true },
+    },
+  ),
+  sink(
+    "command-shell-args",
+    "CWE-78",
+    "OS command injection",
+    { names: SHELL_NAMES, path: SHELL_FILE },
+    {
+      ...SHELL,
+      args: [0, 1],
+      when: { arg: 2, key: "shell", equals: true },
+    },
+  ),
+  // shelljs file commands take paths (after an optional `-rf`-style flag).
+  sink(
+    "path-shelljs",
+    "CWE-22",
+    "Path traversal",
+    { names: SHELLJS_FILES, path: new RegExp(`^shelljs\\.(${SHELLJS_FILES.join("|")})$`) },
+    {
+      message: "Untrusted data is used as a file path.",
+      remediation:
+        "Resolve the path against a fixed base directory and check that it stays inside it, or map input to an allowlist of names.",
+      args: "all",
     },
   ),
   // `range.createContextualFragment(html)` parses markup and runs its scripts once inserted.

@@ -317,6 +317,28 @@ describe("javascript breadth: promisified child_process", () => {
     expectMarked("run.js", cjs);
   });
 
+  it("reports spawn/execFile/execa with shell: true, and shelljs file commands, not their shell-less twins", () => {
+    const src = [
+      'import { spawn, execFile } from "node:child_process";',
+      'import { execa } from "execa";',
+      'import shell from "shelljs";',
+      'app.post("/run", async (req, res) => {',
+      "  const { file, cmd } = req.body;",
+      '  spawn("convert " + file + " out.png", { shell: true }); // VULN CWE-78',
+      '  spawn("tar", ["czf", "/tmp/o.tgz", file], { shell: true }); // VULN CWE-78',
+      '  spawn("tar", ["czf", "/tmp/o.tgz", file]);',
+      '  execFile("convert", [file, "out.png"], { shell: false }, () => undefined);',
+      "  await execa(cmd, { shell: true }); // VULN CWE-78",
+      '  await execa("ls", [file]);',
+      "  shell.cat(file); // VULN CWE-22",
+      '  shell.rm("-rf", "/tmp/uploads/" + file); // VULN CWE-22',
+      '  shell.cat("/etc/motd");',
+      "  res.end();",
+      "});",
+    ].join("\n");
+    expectMarked("shell.ts", src);
+  });
+
   it("does not treat an unrelated promisify as a command", () => {
     const src = [
       'const { promisify } = require("util");',

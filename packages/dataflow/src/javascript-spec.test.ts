@@ -15,8 +15,9 @@ function matches(p: CallPattern, call: Call): boolean {
   return true;
 }
 
+/** Unconditional sinks only: one with `when` (`spawn(cmd, { shell: true })`) depends on the call's options. */
 function sinkCwes(call: Call): string[] {
-  return JAVASCRIPT_SPEC.sinks.filter((s) => !s.call.isNew && matches(s.call, call)).map((s) => s.cwe);
+  return JAVASCRIPT_SPEC.sinks.filter((s) => !s.call.isNew && !s.when && matches(s.call, call)).map((s) => s.cwe);
 }
 
 function sanitizerCwes(call: Call): readonly string[] | "*" | undefined {
