@@ -143,6 +143,38 @@ export const JAVA_API_SINKS: readonly SinkRule[] = [
     { names: ["newQuery"], receiver: /PersistenceManager|^(pm|persistenceManager)$/ },
     { ...SQL, args: "all" },
   ),
+  // Spring JdbcClient / R2DBC DatabaseClient `.sql(text)`; jOOQ plain-SQL API; Android SQLite.
+  sink(
+    "sql",
+    "CWE-89",
+    "SQL injection",
+    { names: ["sql"], receiver: /JdbcClient|DatabaseClient|^(jdbcClient|databaseClient)$/ },
+    { ...SQL, args: [0] },
+  ),
+  sink(
+    "sql",
+    "CWE-89",
+    "SQL injection",
+    {
+      names: ["fetch", "fetchOne", "fetchAny", "fetchLazy", "fetchValue", "fetchSingle", "execute", "resultQuery", "query"],
+      receiver: /DSLContext|^(dsl|jooq)$/,
+    },
+    { ...SQL, args: [0] },
+  ),
+  sink(
+    "sql",
+    "CWE-89",
+    "SQL injection",
+    { names: ["field", "condition", "table", "sql", "query"], path: /^(org\.jooq\.impl\.)?DSL\.\w+$/ },
+    { ...SQL, args: [0] },
+  ),
+  sink(
+    "sql",
+    "CWE-89",
+    "SQL injection",
+    { names: ["rawQuery", "execSQL", "compileStatement"], receiver: /SQLiteDatabase|^(db|database|sqlite|sqLiteDatabase)$/i },
+    { ...SQL, args: [0] },
+  ),
   // Mail headers: a line break in the subject or a header adds headers or recipients (SMTP header injection).
   sink(
     "smtp-header",

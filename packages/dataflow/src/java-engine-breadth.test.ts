@@ -395,3 +395,45 @@ twins("Struts", [
     expect: PATH,
   },
 ]);
+
+twins("SQL APIs beyond JDBC and JPA", [
+  {
+    name: "Spring JdbcClient.sql on a constructor-injected field",
+    vuln: spring(
+      "import org.springframework.jdbc.core.simple.JdbcClient;",
+      "  private final JdbcClient jdbcClient;\n  public Api(JdbcClient jdbcClient) { this.jdbcClient = jdbcClient; }",
+      `    return jdbcClient.sql("SELECT * FROM notes WHERE owner = '" + q + "'").query().listOfRows(); // SINK`,
+    ),
+    safe: spring(
+      "import org.springframework.jdbc.core.simple.JdbcClient;",
+      "  private final JdbcClient jdbcClient;\n  public Api(JdbcClient jdbcClient) { this.jdbcClient = jdbcClient; }",
+      `    return jdbcClient.sql("SELECT * FROM notes WHERE owner = :owner").param("owner", q).query().listOfRows(); // SINK`,
+    ),
+  },
+  {
+    name: "jOOQ plain SQL",
+    vuln: spring(
+      "import org.jooq.DSLContext;",
+      "  private final DSLContext dsl;\n  public Api(DSLContext dsl) { this.dsl = dsl; }",
+      `    return dsl.fetch(String.format("SELECT * FROM notes WHERE tag = '%s'", q)); // SINK`,
+    ),
+    safe: spring(
+      "import org.jooq.DSLContext;",
+      "  private final DSLContext dsl;\n  public Api(DSLContext dsl) { this.dsl = dsl; }",
+      `    return dsl.fetch("SELECT * FROM notes WHERE tag = ?", q); // SINK`,
+    ),
+  },
+  {
+    name: "Android SQLiteDatabase.rawQuery",
+    vuln: spring(
+      "import android.database.sqlite.SQLiteDatabase;",
+      "  private SQLiteDatabase database;",
+      `    var sql = new StringBuilder("SELECT * FROM notes WHERE id = ").append(q).toString();\n    return database.rawQuery(sql, null); // SINK`,
+    ),
+    safe: spring(
+      "import android.database.sqlite.SQLiteDatabase;",
+      "  private SQLiteDatabase database;",
+      `    var sql = "SELECT * FROM notes WHERE id = ?";\n    return database.rawQuery(sql, new String[] { q }); // SINK`,
+    ),
+  },
+]);
