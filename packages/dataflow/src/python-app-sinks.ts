@@ -152,6 +152,7 @@ export const PYTHON_APP_SINKS: SinkRule[] = [
       remediation: "Redirect only to relative paths or to an allowlist of destinations.",
       severity: "MEDIUM",
       args: [0, "url"],
+      unless: { arg: 0, kw: "url", text: /^lead:\/[^/\\]/ },
     },
   ),
   sink(
@@ -176,6 +177,7 @@ export const PYTHON_APP_SINKS: SinkRule[] = [
       message: "Untrusted data decides which URL the server requests.",
       remediation: "Allow only known hosts and schemes; resolve the host and reject internal and link-local addresses.",
       args: [1, "url"],
+      unless: { arg: 1, kw: "url", text: /^lead:https?:\/\/[^/?#%{}@\\]+[/?#]/i },
     },
   ),
   // ElementTree's path language (`root.find(f".//user[@name='{name}']")`) is an XPath subset.

@@ -99,3 +99,85 @@ langTwins("python parameters a framework has converted", [
     `,
   ),
 ]);
+
+langTwins("python values that cannot change where a request goes", [
+  py(
+    "redirect to a path on this site vs to the parameter",
+    "CWE-601",
+    `
+      from flask import Flask, request, redirect
+
+      app = Flask(__name__)
+
+      @app.route("/p")
+      def p():
+          return redirect("/" + request.args["user"])  # SINK
+    `,
+    `
+      from flask import Flask, request, redirect, url_for
+
+      app = Flask(__name__)
+
+      @app.route("/p")
+      def p():
+          if request.args.get("back"):
+              return redirect(url_for("home", next=request.args["back"]))
+          return redirect("/profile/%s" % request.args["user"])
+    `,
+  ),
+  py(
+    "request to a fixed host vs a host from input",
+    "CWE-918",
+    `
+      import requests
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      @app.route("/api")
+      def api():
+          return requests.get(f"https://{request.args['host']}/users", timeout=5).text  # SINK
+    `,
+    `
+      import requests
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      @app.route("/api")
+      def api():
+          uid = request.args["uid"]
+          return requests.get(f"https://api.example.com/users/{uid}", timeout=5).text
+    `,
+  ),
+  py(
+    "an IP address or a date parsed from input",
+    "CWE-78",
+    `
+      import os
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      @app.route("/ping")
+      def ping():
+          os.system("ping -c 1 %s" % request.args["host"])  # SINK
+          return "ok"
+    `,
+    `
+      import ipaddress
+      import os
+      from datetime import datetime
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      @app.route("/ping")
+      def ping():
+          ip = ipaddress.ip_address(request.args["host"])
+          day = datetime.strptime(request.args["day"], "%Y-%m-%d")
+          os.system("ping -c 1 %s > /logs/%s" % (ip, day.strftime("%Y%m%d")))
+          return "ok"
+    `,
+  ),
+]);

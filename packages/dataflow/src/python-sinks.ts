@@ -13,6 +13,11 @@ const HTTP_CLIENT = /^(httpx\.(Async)?Client|requests\.[Ss]ession|(aiohttp\.)?Cl
 /** A content type that may be HTML: anything but a constant media type other than HTML, XML or SVG (`text/plain`, `text/csv; charset=utf-8`). */
 const MAYBE_HTML_MIME = /^(?![a-z]+\/[\w.+-]+\s*(;.*)?$)|html|xml|svg/i;
 
+/** A string built on a path of this site (`"/profile/" + name`): not `//host` or `/\\host`, which browsers read as another host. */
+const LOCAL_PATH = /^lead:\/[^/\\]/;
+/** A string built on a fixed scheme and host (`f"https://api.example.com/users/{uid}"`): input only picks the path or query. */
+const FIXED_ORIGIN = /^lead:https?:\/\/[^/?#%{}@\\]+[/?#]/i;
+
 const sink = sinkMaker("py-taint-");
 
 const SQL: SinkExtra = {
@@ -254,14 +259,14 @@ export const PYTHON_SINKS: SinkRule[] = [
       names: ["get", "post", "put", "delete", "patch", "head", "options"],
       path: /^(requests|httpx)\.(get|post|put|delete|patch|head|options)$/,
     },
-    { ...SSRF, args: [0, "url"] },
+    { ...SSRF, args: [0, "url"], unless: { arg: 0, kw: "url", text: FIXED_ORIGIN } },
   ),
   sink(
     "ssrf-request",
     "CWE-918",
     "Server-side request forgery",
     { names: ["request", "stream"], path: /^(requests|httpx)\.(request|stream)$/ },
-    { ...SSRF, args: [1, "url"] },
+    { ...SSRF, args: [1, "url"], unless: { arg: 1, kw: "url", text: FIXED_ORIGIN } },
   ),
   // Client objects, by the call that made them (`client = httpx.AsyncClient()`; `requests.Session()`).
   sink(
@@ -269,21 +274,21 @@ export const PYTHON_SINKS: SinkRule[] = [
     "CWE-918",
     "Server-side request forgery",
     { names: ["get", "post", "put", "delete", "patch", "head", "options"], receiver: HTTP_CLIENT },
-    { ...SSRF, args: [0, "url"] },
+    { ...SSRF, args: [0, "url"], unless: { arg: 0, kw: "url", text: FIXED_ORIGIN } },
   ),
   sink(
     "ssrf-client-request",
     "CWE-918",
     "Server-side request forgery",
     { names: ["request", "stream", "urlopen"], receiver: HTTP_CLIENT },
-    { ...SSRF, args: [1, "url"] },
+    { ...SSRF, args: [1, "url"], unless: { arg: 1, kw: "url", text: FIXED_ORIGIN } },
   ),
   sink(
     "ssrf-urllib",
     "CWE-918",
     "Server-side request forgery",
     { names: ["urlopen", "Request", "urlretrieve"], path: /^(urllib\.request|urllib2|urllib)\.(urlopen|Request|urlretrieve)$/ },
-    { ...SSRF, args: [0, "url"] },
+    { ...SSRF, args: [0, "url"], unless: { arg: 0, kw: "url", text: FIXED_ORIGIN } },
   ),
   sink(
     "ssrf-http-client",
@@ -297,7 +302,7 @@ export const PYTHON_SINKS: SinkRule[] = [
     "CWE-601",
     "Open redirect",
     { names: ["redirect"], path: /^((flask|werkzeug(\.utils)?|django\.shortcuts)\.)?redirect$/ },
-    { ...REDIRECT, args: [0, "location", "to"] },
+    { ...REDIRECT, args: [0, "location", "to"], unless: { arg: 0, kw: "location", text: LOCAL_PATH } },
   ),
   sink(
     "redirect-response",
@@ -307,7 +312,7 @@ export const PYTHON_SINKS: SinkRule[] = [
       names: ["HttpResponseRedirect", "HttpResponsePermanentRedirect", "RedirectResponse"],
       path: /^((django\.http(\.response)?|starlette\.responses|fastapi\.responses|fastapi)\.)?(HttpResponse(Permanent)?Redirect|RedirectResponse)$/,
     },
-    { ...REDIRECT, args: [0, "redirect_to", "url"] },
+    { ...REDIRECT, args: [0, "redirect_to", "url"], unless: { arg: 0, kw: "url", text: LOCAL_PATH } },
   ),
   sink(
     "xss",

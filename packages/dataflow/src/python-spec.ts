@@ -119,6 +119,32 @@ export const PYTHON_SPEC: LanguageSpec = {
       cwes: "*",
     },
     { id: "py-san-uuid", call: { names: ["UUID", "Decimal"], path: /^(uuid\.UUID|decimal\.Decimal)$/ }, cwes: "*" },
+    // An IP address object prints as digits, dots and colons; a parsed date as the format asks.
+    {
+      id: "py-san-ip-address",
+      call: {
+        names: ["ip_address", "ip_network", "ip_interface", "IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network"],
+        path: /^ipaddress\.(ip_address|ip_network|ip_interface|IPv[46](Address|Network))$/,
+      },
+      cwes: "*",
+    },
+    {
+      id: "py-san-date-parse",
+      call: {
+        names: ["strptime", "fromisoformat", "fromtimestamp", "parse"],
+        path: /^(datetime\.(datetime|date|time)\.(strptime|fromisoformat|fromtimestamp)|dateutil\.parser\.parse)$/,
+      },
+      cwes: "*",
+    },
+    // `url_for(endpoint, **values)` / Django `reverse(...)`: a URL of this application, values encoded into it.
+    {
+      id: "py-san-url-for",
+      call: {
+        names: ["url_for", "reverse", "reverse_lazy"],
+        path: /^(flask\.url_for|django\.(urls|shortcuts|core\.urlresolvers)\.(reverse|reverse_lazy))$/,
+      },
+      cwes: ["CWE-601", "CWE-918"],
+    },
     { id: "py-san-shell-quote", call: { names: ["quote"], path: /^(shlex|pipes)\.quote$/ }, cwes: ["CWE-78"] },
     {
       id: "py-san-html-escape",

@@ -36,8 +36,21 @@ function texts(expr: Expr | undefined, value: Value | undefined): string[] {
     value?.via,
     value?.konst && value.konst.v !== null ? String(value.konst.v) : undefined,
     argvText(value),
+    leadText(expr),
   ];
   return out.filter((t): t is string => t !== undefined);
+}
+
+/**
+ * The constant a built string starts with, as `lead:/profile/` for `"/profile/" + name`,
+ * `"/profile/%s" % name` or `f"/profile/{name}"`: where a redirect or a request can go is
+ * decided by that prefix (a path on this site, a fixed host).
+ */
+function leadText(expr: Expr | undefined): string | undefined {
+  let e = expr;
+  for (let i = 0; e?.k === "binary" && (e.op === "+" || e.op === "%") && i < 50; i++) e = e.left;
+  if (e?.k === "template") e = e.parts[0];
+  return e !== expr && e?.k === "const" && typeof e.value === "string" && e.value ? `lead:${e.value}` : undefined;
 }
 
 /** A list with known leading constants, as `argv:sh -c` (an argument vector's program and its first options). */
