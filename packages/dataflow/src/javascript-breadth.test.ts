@@ -275,6 +275,21 @@ describe("javascript breadth: DOM markup sinks", () => {
   });
 });
 
+describe("javascript breadth: file names", () => {
+  it("takes sanitize-filename's result as one safe name, like path.basename", () => {
+    const src = [
+      'const sanitize = require("sanitize-filename");',
+      'const fs = require("fs");',
+      'app.post("/save", (req, res) => {',
+      '  fs.writeFileSync("/srv/notes/" + sanitize(req.body.name), req.body.text);',
+      '  fs.writeFileSync("/srv/notes/" + req.body.name, req.body.text); // VULN CWE-22',
+      "  res.end();",
+      "});",
+    ].join("\n");
+    expectMarked("notes.js", src);
+  });
+});
+
 describe("javascript breadth: jQuery", () => {
   it("reports markup handed to jQuery's HTML methods and to $() itself, not text", () => {
     const src = [

@@ -444,6 +444,8 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
     },
     { id: "js-dompurify", call: { names: ["sanitize"], receiver: /DOMPurify|purify/i }, cwes: ["CWE-79"] },
     { id: "js-basename", call: { names: ["basename"], path: /^path(\.posix|\.win32)?\.basename$/ }, cwes: ["CWE-22"] },
+    // sanitize-filename strips separators, `..` and control characters: one safe file name.
+    { id: "js-sanitize-filename", call: { names: ["sanitize", "sanitizeFilename"], path: /^sanitize-filename$/ }, cwes: ["CWE-22"] },
     {
       id: "js-sql-escape",
       call: { names: ["escape", "escapeId"], path: /^(mysql|mysql2|mysql2\/promise|sqlstring)\.(escape|escapeId)$/ },
