@@ -320,4 +320,14 @@ export const JAVA_API_SOURCES: readonly SourceRule[] = [
     kind: "remote",
     label: "Spring WebFlux request input",
   },
+  // Zip slip: an entry's name comes from the archive, so joined into an extraction path it can climb out with `../`.
+  {
+    id: "archive-entry",
+    call: {
+      names: ["getName"],
+      receiver: /^(java\.util\.(zip|jar)\.)?(ZipEntry|JarEntry)$|ArchiveEntry$|^(entry|zipEntry|jarEntry|archiveEntry|ze)$/,
+    },
+    kind: "remote",
+    label: "archive entry name (it comes from the archive)",
+  },
 ];

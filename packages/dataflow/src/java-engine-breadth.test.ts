@@ -437,3 +437,37 @@ twins("SQL APIs beyond JDBC and JPA", [
     ),
   },
 ]);
+
+function unzip(guard: string): Files {
+  return {
+    [`${PKG}/Unzip.java`]: dedent(`
+      package com.example.web;
+
+      import java.io.*;
+      import java.nio.file.*;
+      import java.util.zip.*;
+
+      public class Unzip {
+        public void extract(InputStream in, Path dest) throws IOException {
+          try (ZipInputStream zis = new ZipInputStream(in)) {
+            ZipEntry entry;
+            while ((entry = zis.getNextEntry()) != null) {
+              Path target = dest.resolve(entry.getName()).normalize();
+              ${guard}
+              Files.copy(zis, target); // SINK
+            }
+          }
+        }
+      }
+    `),
+  };
+}
+
+twins("zip slip", [
+  {
+    name: "an entry name joined to the destination without a containment check",
+    vuln: unzip(""),
+    safe: unzip(`if (!target.startsWith(dest.normalize())) throw new IOException("entry outside the destination");`),
+    expect: { rule: "java-taint-path-files", cwe: "CWE-22" },
+  },
+]);

@@ -97,6 +97,13 @@ const SOURCES: readonly { rule: string; expr: string; kind: "remote" | "local"; 
     kind: "remote",
     label: "Spring WebFlux request input",
   },
+  {
+    rule: "archive-entry",
+    setup: `java.util.zip.ZipEntry entry = new java.util.zip.ZipInputStream(request.getInputStream()).getNextEntry();`,
+    expr: `entry.getName()`,
+    kind: "remote",
+    label: "archive entry name (it comes from the archive)",
+  },
 ];
 
 describe.each(SOURCES)("source $rule", ({ expr, kind, label, setup }) => {
