@@ -167,6 +167,33 @@ export const PYTHON_APP_SINKS: SinkRule[] = [
       args: [0, 1, "name", "value"],
     },
   ),
+  // asyncpg `conn.fetch(sql)`, encode/databases `database.fetch_all(query)`, peewee `db.execute_sql(sql)`.
+  sink(
+    "sql-fetch",
+    "CWE-89",
+    "SQL injection",
+    {
+      names: ["fetch", "fetchrow", "fetchval", "fetch_all", "fetch_one", "fetch_val", "iterate", "execute_sql"],
+      receiver: /(^|[._])(conn|connection|db|database|pool|cur|cursor|session|pg|postgres)$/i,
+    },
+    {
+      message: "Untrusted data is built into an SQL statement.",
+      remediation: 'Pass values as query parameters (`conn.fetch("… WHERE id = $1", value)`); never format input into SQL.',
+      args: [0, "query", "sql"],
+    },
+  ),
+  // A module chosen by input runs that module's top-level code (CWE-470, unsafe reflection).
+  sink(
+    "import-module",
+    "CWE-470",
+    "Unsafe reflection",
+    { names: ["import_module", "__import__"], path: /^(importlib\.import_module|(builtins\.)?__import__)$/ },
+    {
+      message: "Untrusted data chooses which module is imported, and importing runs its code.",
+      remediation: "Map input to a fixed set of modules (a dict of allowed names) instead of importing by name.",
+      args: [0, "name"],
+    },
+  ),
   // urllib3 `http = urllib3.PoolManager()` kept in a module global (the call that made it is then not at hand).
   sink(
     "ssrf-pool",

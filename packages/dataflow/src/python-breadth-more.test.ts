@@ -138,3 +138,88 @@ langTwins("python sinks beyond the core table", [
     `,
   ),
 ]);
+
+langTwins("python frameworks and drivers beyond Flask and Django", [
+  py(
+    "Falcon req.get_param",
+    "CWE-78",
+    `
+      import os
+
+      class Items:
+          def on_get(self, req, resp):
+              os.system("grep " + req.get_param("q") + " /data/items")  # SINK
+    `,
+    `
+      import os
+      import shlex
+
+      class Items:
+          def on_get(self, req, resp):
+              os.system("grep " + shlex.quote(req.get_param("q")) + " /data/items")
+    `,
+  ),
+  py(
+    "Bottle request imported under another name",
+    "CWE-78",
+    `
+      import os
+      from bottle import route, request as brequest
+
+      @route("/hello")
+      def hello():
+          os.system("echo " + brequest.query.get("name"))  # SINK
+    `,
+    `
+      import os
+      from bottle import route, request as brequest
+
+      @route("/hello")
+      def hello():
+          name = brequest.query.get("name")
+          os.system("echo hello")
+          return name.isalnum()
+    `,
+  ),
+  py(
+    "asyncpg fetch with an f-string vs $1",
+    "CWE-89",
+    `
+      import asyncpg
+
+      async def users(request):
+          uid = request.query.get("uid")
+          conn = await asyncpg.connect("postgresql://localhost/app")
+          return await conn.fetch(f"SELECT * FROM users WHERE id = {uid}")  # SINK
+    `,
+    `
+      import asyncpg
+
+      async def users(request):
+          uid = request.query.get("uid")
+          conn = await asyncpg.connect("postgresql://localhost/app")
+          return await conn.fetch("SELECT * FROM users WHERE id = $1", uid)
+    `,
+  ),
+  py(
+    "importlib.import_module of a request value",
+    "CWE-470",
+    `
+      import importlib
+
+      async def plugin(request):
+          return importlib.import_module("plugins." + request.query.get("plugin")).run()  # SINK
+    `,
+    `
+      import importlib
+
+      PLUGINS = {"csv": "plugins.csv", "pdf": "plugins.pdf"}
+
+      async def plugin(request):
+          name = request.query.get("plugin")
+          if name not in PLUGINS:
+              raise KeyError(name)
+          return importlib.import_module(PLUGINS[name]).run()
+    `,
+  ),
+]);

@@ -13,11 +13,13 @@ import { PYTHON_SINKS } from "./python-sinks";
 import type { LanguageSpec } from "./spec";
 
 /** The request object as written: `request`, `flask.request`, `self.request` in class-based views. */
-const REQ = String.raw`^(flask\.)?(self\.)?request`;
-const REQUEST_RECEIVER = /^(flask\.)?(self\.)?request$|^(Request|HttpRequest|WSGIRequest|ASGIRequest)$/;
+// `req` as well: Falcon's `on_get(self, req, resp)`, and handlers of any framework that name it so.
+const REQ = String.raw`^((flask|quart|bottle)\.)?(self\.)?(request|req)`;
+const REQUEST_RECEIVER = /^((flask|quart|bottle)\.)?(self\.)?(request|req)$|^(Request|HttpRequest|WSGIRequest|ASGIRequest)$/;
 // aiohttp: `request.query`, `request.match_info`, `request.rel_url.query`; Bottle: `request.query`.
 const REQUEST_PARAMS = "args|form|values|GET|POST|query_params|path_params|view_args|matchdict|params|query|match_info|rel_url";
-const REQUEST_BODY = "json|data|body|stream|files|FILES|raw_post_data";
+// Bottle `request.forms`, Pyramid `request.json_body`, Falcon `req.media`/`req.bounded_stream`.
+const REQUEST_BODY = "json|data|body|stream|files|FILES|raw_post_data|forms|json_body|media|bounded_stream";
 const REQUEST_META = "headers|cookies|COOKIES|META|environ|query_string|authorization";
 
 export const PYTHON_SPEC: LanguageSpec = {
@@ -45,7 +47,24 @@ export const PYTHON_SPEC: LanguageSpec = {
       id: "py-src-request-call",
       // aiohttp: `await request.post()`, `await request.text()`, `await request.read()`, `await request.multipart()`.
       call: {
-        names: ["get_json", "get_data", "json", "body", "form", "stream", "post", "text", "read", "multipart"],
+        names: [
+          "get_json",
+          "get_data",
+          "json",
+          "body",
+          "form",
+          "stream",
+          "post",
+          "text",
+          "read",
+          "multipart",
+          // Falcon
+          "get_param",
+          "get_param_as_list",
+          "get_header",
+          "get_cookie_values",
+          "get_media",
+        ],
         receiver: REQUEST_RECEIVER,
       },
       kind: "remote",
