@@ -223,3 +223,46 @@ langTwins("python frameworks and drivers beyond Flask and Django", [
     `,
   ),
 ]);
+
+langTwins("python CGI and WSGI entry points", [
+  py(
+    "a WSGI application's environ",
+    "CWE-78",
+    `
+      import os
+
+      def application(environ, start_response):
+          os.system("echo " + environ.get("QUERY_STRING", ""))  # SINK
+          start_response("200 OK", [])
+          return [b"ok"]
+    `,
+    `
+      import os
+
+      def application(environ, start_response):
+          os.system("echo " + str(len(environ.get("QUERY_STRING", ""))))
+          start_response("200 OK", [])
+          return [b"ok"]
+    `,
+  ),
+  py(
+    "a CGI form field",
+    "CWE-89",
+    `
+      import cgi
+      import sqlite3
+
+      form = cgi.FieldStorage()
+      name = form.getvalue("name")
+      sqlite3.connect("a.db").execute("SELECT * FROM t WHERE n = '%s'" % name)  # SINK
+    `,
+    `
+      import cgi
+      import sqlite3
+
+      form = cgi.FieldStorage()
+      name = form.getvalue("name")
+      sqlite3.connect("a.db").execute("SELECT * FROM t WHERE n = ?", (name,))
+    `,
+  ),
+]);

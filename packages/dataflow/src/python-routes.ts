@@ -105,6 +105,8 @@ export function sourceParams(ctx: RouteContext): FunctionIR["sourceParams"] {
     ctx.params.forEach((p, index) => {
       if (index >= first && !scalars.has(p.param.name)) out.push({ index, label: `URL path parameter \`${p.param.name}\`` });
     });
+  } else if (isWsgiApp(ctx, first)) {
+    out.push({ index: first, label: "WSGI environ (request headers, path and query string)" });
   } else if (isDjangoView(ctx, first)) {
     ctx.params.forEach((p, index) => {
       if (index > first) out.push({ index, label: `view parameter \`${p.param.name}\`` });
@@ -145,6 +147,11 @@ function isDependency(p: ParamInfo): boolean {
   if (p.defaultValue && kindOf(p.defaultValue) === "call" && DEPENDENCY_CALLS.has(callee(p.defaultValue))) return true;
   // `x: Annotated[T, Depends(f)]`
   return !!p.typeNode?.findAll({ rule: { kind: "call" } }).some((c) => DEPENDENCY_CALLS.has(callee(c)));
+}
+
+/** A WSGI application or middleware call: `def app(environ, start_response)`. */
+function isWsgiApp(ctx: RouteContext, first: number): boolean {
+  return ctx.params[first]?.param.name === "environ" && ctx.params[first + 1]?.param.name === "start_response";
 }
 
 function isDjangoView(ctx: RouteContext, first: number): boolean {

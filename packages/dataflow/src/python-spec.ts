@@ -96,6 +96,13 @@ export const PYTHON_SPEC: LanguageSpec = {
       kind: "remote",
       label: "HTTP request parameter",
     },
+    // CGI scripts: the form of the request (`form = cgi.FieldStorage(); form.getvalue("q")`).
+    {
+      id: "py-src-cgi",
+      call: { names: ["FieldStorage", "parse_qs", "parse"], path: /^cgi\.(FieldStorage|parse_qs|parse)$/ },
+      kind: "remote",
+      label: "CGI form field",
+    },
     {
       id: "py-src-input",
       call: { names: ["input", "raw_input"], path: /^(builtins\.)?(input|raw_input)$/ },
