@@ -471,3 +471,31 @@ twins("zip slip", [
     expect: { rule: "java-taint-path-files", cwe: "CWE-22" },
   },
 ]);
+
+twins("format strings", [
+  {
+    name: "MessageFormat.format with a pattern from the request; a java.time formatter formats a value",
+    vuln: inServlet(`
+      String pattern = request.getParameter("pattern");
+      String text = java.text.MessageFormat.format(pattern, "admin"); // SINK
+    `),
+    safe: inServlet(`
+      java.time.LocalDate day = java.time.LocalDate.parse(request.getParameter("day"));
+      java.time.format.DateTimeFormatter iso = java.time.format.DateTimeFormatter.ISO_LOCAL_DATE;
+      String text = iso.format(day) + new java.text.SimpleDateFormat("yyyy").format(java.sql.Date.valueOf(day)); // SINK
+    `),
+    expect: { rule: "java-taint-format", cwe: "CWE-134" },
+  },
+  {
+    name: "java.util.Formatter and System.out.format take the format first",
+    vuln: inServlet(`
+      java.util.Formatter formatter = new java.util.Formatter();
+      formatter.format(request.getParameter("f"), 42); // SINK
+    `),
+    safe: inServlet(`
+      java.util.Formatter formatter = new java.util.Formatter();
+      formatter.format("%s", request.getParameter("f")); // SINK
+    `),
+    expect: { rule: "java-taint-format", cwe: "CWE-134" },
+  },
+]);

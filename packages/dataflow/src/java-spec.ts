@@ -14,6 +14,9 @@ const WRITER = /getWriter\(\)|getOutputStream\(\)|^(ServletOutputStream|JspWrite
 const SESSION = /session|getSession\(|^HttpSession$/i;
 /** A Path made by `Paths.get(…)`/`Path.of(…)` itself (not `Paths.get(base).resolve(name)`): that call is the path sink. */
 const MADE_BY_PATHS_GET = /^(java\.nio\.file\.)?(Paths\.get|Path\.of)\(([^()]|\([^()]*\))*\)$/;
+/** Receivers whose `format(…)` takes the format string first (not java.time / java.text value formatters). */
+const FORMATS_FIRST =
+  /^((java\.lang\.)?String|(java\.text\.)?MessageFormat|(java\.util\.)?Formatter|(java\.io\.)?(PrintStream|PrintWriter|Console)|System\.(out|err)|System\.console\(\)|out|err|fmt)$/;
 /** java.nio.file.Files calls whose first argument is the file (or directory) they act on. */
 const NIO_FILE_CALLS = [
   "newInputStream",
@@ -335,11 +338,25 @@ export const JAVA_SPEC: LanguageSpec = {
         args: [0],
       },
     ),
+    // `format` takes the format string first on String, MessageFormat, Formatter and the print streams; on a
+    // DateTimeFormatter, DateFormat or NumberFormat it takes the value to format (the pattern is fixed earlier).
     sink(
       "format",
       "CWE-134",
       "Externally controlled format string",
-      { names: ["format", "printf"] },
+      { names: ["format"], receiver: FORMATS_FIRST },
+      {
+        message: "Untrusted data is used as a format string.",
+        remediation: 'Use a constant format string and pass the data as an argument (`String.format("%s", data)`).',
+        args: [0],
+        severity: "MEDIUM",
+      },
+    ),
+    sink(
+      "format",
+      "CWE-134",
+      "Externally controlled format string",
+      { names: ["printf"] },
       {
         message: "Untrusted data is used as a format string.",
         remediation: 'Use a constant format string and pass the data as an argument (`String.format("%s", data)`).',
