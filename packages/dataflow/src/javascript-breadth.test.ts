@@ -62,6 +62,7 @@ describe("javascript breadth: responses and redirects", () => {
       "  res.send([req.query.a, req.query.b]);",
       '  res.type("json").send(req.query.q);',
       '  res.set("Content-Type", "text/plain").send(req.query.q);',
+      '  res.type("application/javascript").send(req.query.callback + "(" + JSON.stringify({ ok: 1 }) + ")"); // VULN CWE-79',
       '  res.set("Cache-Control", "no-store").send(req.query.q); // VULN CWE-79',
       "  res.send('<p>' + req.query.q + '</p>'); // VULN CWE-79",
       "  res.send({ html: req.query.q }.html); // VULN CWE-79",

@@ -12,13 +12,13 @@ import { sinkMaker, type LanguageSpec } from "./spec";
 const REQ = /^(req|request)$/;
 /**
  * An Express response, also through its chaining setters (`res.status(404).send(x)`,
- * `res.type("html").send(x)`) unless they set a type other than HTML (`res.type("json")`,
+ * `res.type("html").send(x)`) unless they set a type other than HTML or script (`res.type("json")`,
  * `res.set("Content-Type", "text/plain")`); a Fastify reply only once it is typed as HTML
  * (`reply.type("text/html").send(x)`, `reply.header("Content-Type", "text/html")`): it sends
  * other strings as plain text.
  */
 const RES_CHAIN =
-  /^(res|response)$|^(?!.*(\.(type|contentType)\(|\.(set|header)\(\s*["'`]content-type["'`]\s*,)(?![^)]*html))(res|response)(\.(status|type|set|header|append|vary|cookie|clearCookie|location|links|attachment|contentType)\(.*\))+$|^reply(\.\w+\(.*\))*\.(type|header)\(.*html/i;
+  /^(res|response)$|^(?!.*(\.(type|contentType)\(|\.(set|header)\(\s*["'`]content-type["'`]\s*,)(?![^)]*(html|javascript)))(res|response)(\.(status|type|set|header|append|vary|cookie|clearCookie|location|links|attachment|contentType)\(.*\))+$|^reply(\.\w+\(.*\))*\.(type|header)\(.*(html|javascript)/i;
 /** Where response headers are set: Express/Fastify responses (chained too) and Koa's `ctx.set`. */
 const HEADER_TARGET = /^(res|response|reply|ctx|ctx\.response)$|^(res|response|reply)(\.\w+\(.*\))+$/;
 /**
