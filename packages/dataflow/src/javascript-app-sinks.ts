@@ -229,9 +229,10 @@ export const JAVASCRIPT_APP_SINKS: SinkRule[] = [
     "Open redirect",
     {
       names: ["redirect", "permanentRedirect"],
-      path: /^(next\/server\.NextResponse\.|NextResponse\.|Response\.|next\/navigation\.)(redirect|permanentRedirect)$/,
+      path: /^(next\/server\.NextResponse\.|NextResponse\.|Response\.|next\/navigation\.|@remix-run\/(node|cloudflare|deno|server-runtime)\.|react-router(-dom)?\.|@sveltejs\/kit\.)(redirect|permanentRedirect)$/,
     },
-    { ...REDIRECT, severity: "MEDIUM" },
+    // Next.js and Remix take the URL first; SvelteKit takes the status first: `redirect(302, url)`.
+    { ...REDIRECT, severity: "MEDIUM", args: [0, 1] },
   ),
   // Express `res.location(url)` sets the Location header a 3xx status then follows.
   sink(

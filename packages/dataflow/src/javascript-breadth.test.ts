@@ -128,6 +128,26 @@ describe("javascript breadth: more frameworks' responses", () => {
     expectMarked("routes.ts", src);
   });
 
+  it("covers Remix and SvelteKit redirects from loaders, actions and endpoints", () => {
+    const remix = [
+      'import { redirect } from "@remix-run/node";',
+      "export async function action({ request }: ActionFunctionArgs) {",
+      "  const form = await request.formData();",
+      '  if (form.get("stay")) return redirect("/notes");',
+      '  return redirect(String(form.get("next"))); // VULN CWE-601',
+      "}",
+    ].join("\n");
+    expectMarked("app/routes/notes.tsx", remix);
+    const svelte = [
+      'import { redirect } from "@sveltejs/kit";',
+      "export const GET = async ({ url }) => {",
+      '  if (url.searchParams.has("home")) throw redirect(302, "/");',
+      '  throw redirect(302, url.searchParams.get("next") ?? "/"); // VULN CWE-601',
+      "};",
+    ].join("\n");
+    expectMarked("src/routes/go/+server.ts", svelte);
+  });
+
   it("covers res.location, window.open and the request client", () => {
     const src = [
       'const request = require("request");',
