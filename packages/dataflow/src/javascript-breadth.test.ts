@@ -201,6 +201,44 @@ describe("javascript breadth: regular expressions from input", () => {
   });
 });
 
+describe("javascript breadth: entry points without an HTTP request object", () => {
+  it("takes GraphQL resolver arguments, socket messages, tRPC input and Lambda events as client data", () => {
+    const src = [
+      'import { exec } from "child_process";',
+      'import { Pool } from "pg";',
+      "const pool = new Pool();",
+      "export const resolvers = {",
+      "  Query: {",
+      '    user: (_, { id }) => pool.query("SELECT * FROM users WHERE id = " + id), // VULN CWE-89',
+      "    async search(parent, args) {",
+      "      return pool.query(`SELECT * FROM items WHERE name LIKE '%${args.term}%'`); // VULN CWE-89",
+      "    },",
+      '    safe: (_, { id }) => pool.query("SELECT * FROM users WHERE id = $1", [id]),',
+      "  },",
+      "  Mutation: { run: (_, args) => exec(args.cmd) }, // VULN CWE-78",
+      "};",
+      'io.on("connection", (socket) => {',
+      '  socket.on("ping-host", (host) => exec("ping -c 1 " + host)); // VULN CWE-78',
+      '  socket.on("disconnect", (reason) => exec("logger " + reason));',
+      "});",
+      'wss.on("connection", (ws) => {',
+      '  ws.on("message", (data) => pool.query("DELETE FROM t WHERE id = " + JSON.parse(data.toString()).id)); // VULN CWE-89',
+      "});",
+      "export const appRouter = router({",
+      "  byName: publicProcedure",
+      "    .input(z.object({ name: z.string() }))",
+      "    .query(({ input }) => pool.query(`SELECT * FROM users WHERE name = '${input.name}'`)), // VULN CWE-89",
+      "  all: publicProcedure.query(({ ctx }) => pool.query(`SELECT * FROM users WHERE org = '${ctx.org}'`)),",
+      "});",
+      "export const handler = async (event) => {",
+      '  exec("echo " + event.queryStringParameters.name); // VULN CWE-78',
+      "};",
+      'const notAHandler = (event) => exec("echo " + event.type);',
+    ].join("\n");
+    expectMarked("api.js", src);
+  });
+});
+
 describe("javascript breadth: Angular", () => {
   it("takes the ActivatedRoute's snapshot and observables as URL input, into the DOM and navigation", () => {
     const src = [

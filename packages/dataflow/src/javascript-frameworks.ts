@@ -6,6 +6,7 @@
  */
 import type { SgNode } from "@ast-grep/napi";
 import type { Expr, FunctionIR, Stmt } from "./ir";
+import { collectMessageSources, lambdaEvent, type SourceParam } from "./javascript-messages";
 import { fieldOf, kids, kindOf } from "./javascript-util";
 
 const ROUTE_METHODS = new Set(["get", "post", "put", "delete", "patch", "all", "use", "options", "head", "route"]);
@@ -56,10 +57,12 @@ export function markHandlers(functions: FunctionIR[], exported: readonly Exporte
   const handlers = new Set<string>();
   const memberRefs = new Set<string>();
   const routeObservers = new Set<string>();
+  const messages = new Map<string, SourceParam[]>();
   for (const fn of functions)
     forEachExpr(fn.body, (e) => {
       collectRouteHandlers(e, handlers, memberRefs);
       collectRouteObservers(e, routeObservers);
+      collectMessageSources(e, messages);
     });
   const byName = new Map<string, ExportedFn[]>();
   for (const ex of exported) byName.set(ex.name, [...(byName.get(ex.name) ?? []), ex]);
@@ -69,6 +72,9 @@ export function markHandlers(functions: FunctionIR[], exported: readonly Exporte
     const request = requestParam(fn);
     const isRouteHandler = handlers.has(fn.name) || (memberRefs.has(fn.name) && fn.params.length >= 2);
     if (routeObservers.has(fn.name) && fn.params.length > 0) sources.push({ index: 0, label: "URL parameters (Angular ActivatedRoute)" });
+    sources.push(...(messages.get(fn.name) ?? []).filter((p) => p.index < fn.params.length));
+    const event = lambdaEvent(fn);
+    if (event) sources.push(event);
     if (isRouteHandler) sources.push(request ?? label(fn, 0));
     else if (!request && destructuredRequest(fn)) sources.push({ index: 0, label: "HTTP request (destructured)" });
     else if (request) {
