@@ -92,7 +92,9 @@ class JavaLowering extends JavaExprLowering {
     const outerBound = this.requestBound;
     this.requestBound =
       REQUEST_BOUND_SUPERS.test(cls.superclass ?? "") ||
-      cls.interfaces.some((i) => REQUEST_BOUND_INTERFACES.test(i) && (i !== "Action" || /xwork2|struts/.test(this.imports[i] ?? "")));
+      (cls.interfaces ?? []).some(
+        (i) => REQUEST_BOUND_INTERFACES.test(i) && (i !== "Action" || /xwork2|struts/.test(this.imports[i] ?? "")),
+      );
     const outerRouting = this.routing;
     this.routing = classRouting(node);
     const body = node.field("body");
