@@ -47,8 +47,8 @@ export function typeName(type: string): string {
 export class ClassIndex {
   readonly byKey = new Map<string, ClassEntry>();
   private readonly bySimple = new Map<string, string[]>();
-  /** Per module, per enclosing class and text as written: the key it resolved to, or null. */
-  private readonly cache = new Map<ModuleIR, Map<string, string | null>>();
+  /** Per module, enclosing class ("" for none) and text as written: the key it resolved to, or null. */
+  private readonly cache = new Map<ModuleIR, Map<string, Map<string, string | null>>>();
 
   add(module: ModuleIR, cls: ClassIR): string {
     const key = classKeyOf(module, cls.name);
@@ -62,13 +62,14 @@ export class ClassIndex {
 
   /** The class `written` names in `module`, from inside class `from` (a key) if any. */
   lookup(module: ModuleIR, written: string, from: string | null = null): string | undefined {
-    let cache = this.cache.get(module);
-    if (!cache) this.cache.set(module, (cache = new Map()));
-    const memo = from ? `${from}\0${written}` : written;
-    let hit = cache.get(memo);
+    let inModule = this.cache.get(module);
+    if (!inModule) this.cache.set(module, (inModule = new Map()));
+    let cache = inModule.get(from ?? "");
+    if (!cache) inModule.set(from ?? "", (cache = new Map()));
+    let hit = cache.get(written);
     if (hit === undefined) {
       hit = this.find(module, typeName(written), from) ?? null;
-      cache.set(memo, hit);
+      cache.set(written, hit);
     }
     return hit ?? undefined;
   }

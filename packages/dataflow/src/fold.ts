@@ -12,8 +12,10 @@ export const FOLDABLE = new Set(["+", "-", "*", "/", "%", "==", "!=", "===", "!=
 export function joinEnv(a: Env | null, b: Env | null): Env | null {
   if (!a) return b ? new Map(b) : null;
   if (!b) return a;
+  // a's names, then b's others: the order of a set of both, without building one.
   const out: Env = new Map();
-  for (const k of new Set([...a.keys(), ...b.keys()])) out.set(k, join(a.get(k), b.get(k)));
+  for (const [k, v] of a) out.set(k, join(v, b.get(k)));
+  for (const [k, v] of b) if (!a.has(k)) out.set(k, join(undefined, v));
   return out;
 }
 

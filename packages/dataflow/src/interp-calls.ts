@@ -294,13 +294,16 @@ export abstract class CallInterpreter {
       module: this.module,
       owner: this.owner,
       declared: this.paramTypes,
-      targets: (call, env) => {
-        let hit = this.receiverTargets.get(call);
-        if (!hit) this.receiverTargets.set(call, (hit = this.resolve(call, env).precise));
-        return hit;
-      },
+      // Bound, not an arrow property: the loader (tsx) would define the arrow's name per interpreter.
+      targets: this.receiverTargetsOf.bind(this),
     };
     return this.scope;
+  }
+
+  private receiverTargetsOf(call: Extract<Expr, { k: "call" }>, env: Env): FnRef[] {
+    let hit = this.receiverTargets.get(call);
+    if (!hit) this.receiverTargets.set(call, (hit = this.resolve(call, env).precise));
+    return hit;
   }
 
   protected selfOffset(ref: FnRef): number {

@@ -73,7 +73,19 @@ export class Program {
    * enclosing class, whose fields an inner class reads by their bare names.
    */
   isField(cls: string | null, name: string): string | null {
-    for (let outer = cls, n = 0; outer && n < 8; outer = enclosing(outer), n++) {
+    if (!cls) return null;
+    let known = this.fieldKeys.get(cls);
+    if (!known) this.fieldKeys.set(cls, (known = new Map()));
+    let key = known.get(name);
+    if (key === undefined) known.set(name, (key = this.findField(cls, name)));
+    return key;
+  }
+
+  /** isField's answers, per class and name: the classes and their fields are all known once the constructor has run. */
+  private readonly fieldKeys = new Map<string, Map<string, string | null>>();
+
+  private findField(cls: string, name: string): string | null {
+    for (let outer: string | null = cls, n = 0; outer && n < 8; outer = enclosing(outer), n++) {
       for (let c: string | null = outer, depth = 0; c && depth < 8; depth++) {
         const key = `${c}.${name}`;
         if (this.fieldInit.has(key)) return key;

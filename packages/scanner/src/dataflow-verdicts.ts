@@ -81,6 +81,17 @@ function byEntry(traces: readonly NormalizedFinding[]): NormalizedFinding[] {
   return [...seen.values()];
 }
 
+/** Items by file, in their order (appended in place: copying each file's list per item was quadratic). */
+function groupByFile<T extends { file: string }>(items: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const list = out.get(item.file);
+    if (list) list.push(item);
+    else out.set(item.file, [item]);
+  }
+  return out;
+}
+
 /**
  * `dataflow`: the taint analysis completed on this scan, with the sink places it judged; null
  * when it was skipped or failed (then it confirms and refutes nothing, and its own findings
@@ -94,10 +105,8 @@ export function applyDataflowVerdicts(
   // Taint traces; the analysis's other findings (weak algorithms it resolved) stand as they are.
   const taint = findings.filter((f) => f.analyzer === DATAFLOW && f.dataflow);
   const others = findings.filter((f) => f.analyzer !== DATAFLOW);
-  const byFile = new Map<string, NormalizedFinding[]>();
-  for (const t of taint) byFile.set(t.file, [...(byFile.get(t.file) ?? []), t]);
-  const sitesByFile = new Map<string, SinkSite[]>();
-  for (const s of dataflow.sites) sitesByFile.set(s.file, [...(sitesByFile.get(s.file) ?? []), s]);
+  const byFile = groupByFile(taint);
+  const sitesByFile = groupByFile(dataflow.sites);
   const used = new Set<NormalizedFinding>();
   const coverage = new Map<string, Set<string>>();
   const out: NormalizedFinding[] = findings.filter((f) => f.analyzer === DATAFLOW && !f.dataflow);
