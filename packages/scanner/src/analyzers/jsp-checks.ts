@@ -283,12 +283,14 @@ interface TagBody {
   end: number;
   /** The variable the body is assigned to, or null when the body is written escaped. */
   bind: string | null;
+  /** Where the body goes instead of the page: `<sql:query>…</sql:query>` is SQL text. */
+  check?: JspCheck;
 }
 
 /** escapeXml="false" or escapeXml="${false}". */
 const UNESCAPED = /\bescapeXml\s*=\s*["']\s*(?:false|\$\{\s*false\s*\})\s*["']/i;
 
-const BODY_TAG = /<(c:set|c:out|spring:escapeBody)\b((?:[^>"']|"[^"]*"|'[^']*')*?)(?<!\/)>([\s\S]*?)<\/\1\s*>/gi;
+const BODY_TAG = /<(c:set|c:out|spring:escapeBody|sql:query|sql:update)\b((?:[^>"']|"[^"]*"|'[^']*')*?)(?<!\/)>([\s\S]*?)<\/\1\s*>/gi;
 
 function tagBodies(text: string): TagBody[] {
   const out: TagBody[] = [];
@@ -297,7 +299,9 @@ function tagBodies(text: string): TagBody[] {
     const attrs = m[2] ?? "";
     const end = (m.index ?? 0) + m[0].lastIndexOf("</");
     const start = end - (m[3] ?? "").length;
-    if (name === "c:set") {
+    if (name.startsWith("sql:")) {
+      out.push({ start, end, bind: null, check: CHECKS.sql });
+    } else if (name === "c:set") {
       const v = /\bvar\s*=\s*["']([\w.]+)["']/.exec(attrs)?.[1];
       if (v) out.push({ start, end, bind: v });
     } else if (name === "c:out" ? !UNESCAPED.test(attrs) : /\b(?:htmlEscape|javaScriptEscape)\s*=\s*["']\s*true/i.test(attrs)) {
@@ -318,6 +322,9 @@ function contextCheck(tag: TagContext | null, xss: JspCheck): JspCheck | null {
   // Spring's eval tag evaluates its attribute as SpEL: request data there is code.
   if (name === "spring:eval" && tag.attribute === "expression") return CHECKS.elInjection;
   if (name === "c:out" && tag.attribute === "value" && UNESCAPED.test(tag.text)) return CHECKS.xssCOut;
+  // JSTL SQL tags run their sql attribute; <fmt:param> values are written into the message unescaped.
+  if ((name === "sql:query" || name === "sql:update") && tag.attribute === "sql") return CHECKS.sql;
+  if (name === "fmt:param" && tag.attribute === "value") return xss;
   // <spring:message text|arguments="…" htmlEscape="false"/> writes the message unescaped.
   const springText = name === "spring:message" && (tag.attribute === "text" || tag.attribute === "arguments");
   if (springText && /\bhtmlEscape\s*=\s*["']\s*false\s*["']/i.test(tag.text)) return xss;
@@ -355,14 +362,14 @@ function checkEl(
       continue;
     }
     const body = tag ? undefined : bodies.find((b) => b.start <= part.start && part.start < b.end);
-    if (body) {
+    if (body && !body.check) {
       if (body.bind === null) continue;
       const t = Math.max(bodyTaint.get(body) ?? 0, elTaint(withoutSafeParts(part.expr), names)) as Taint;
       bodyTaint.set(body, t);
       names.set(body.bind, t);
       continue;
     }
-    const c = contextCheck(tag, CHECKS.xssEl);
+    const c = body?.check ?? contextCheck(tag, CHECKS.xssEl);
     if (!c) continue;
     // A ternary writes its branches only.
     const written = withoutSafeParts(part.expr);

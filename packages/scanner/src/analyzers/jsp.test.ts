@@ -211,6 +211,30 @@ describe("page variables, tag bodies and tag arguments", () => {
   });
 });
 
+describe("JSTL sql and fmt tags", () => {
+  it("reports request data in sql:query text and fmt:param values, not in sql:param", async () => {
+    const page = [
+      '<%@ taglib prefix="sql" uri="http://java.sun.com/jsp/jstl/sql" %>',
+      '<%@ taglib prefix="fmt" uri="http://java.sun.com/jsp/jstl/fmt" %>',
+      '<sql:query var="users" dataSource="${ds}">',
+      "  SELECT * FROM users WHERE name = '${param.name}'",
+      "</sql:query>",
+      '<sql:update dataSource="${ds}" sql="DELETE FROM t WHERE id = ${param.id}"/>',
+      '<sql:query var="safe" dataSource="${ds}">',
+      "  SELECT * FROM users WHERE name = ?",
+      '  <sql:param value="${param.name}"/>',
+      "</sql:query>",
+      '<fmt:message key="welcome"><fmt:param value="${param.who}"/></fmt:message>',
+      '<fmt:message key="welcome"><fmt:param value="${fn:escapeXml(param.who)}"/></fmt:message>',
+    ].join("\n");
+    expect(found(await scan({ "report.jsp": page }))).toEqual([
+      [4, "jsp.sql-injection", "CWE-89"],
+      [6, "jsp.sql-injection", "CWE-89"],
+      [11, "jsp.xss-el", "CWE-79"],
+    ]);
+  });
+});
+
 describe("more scriptlet sinks", () => {
   it("reports headers, cookies, session attributes, reflection, script evaluation and URLs from request data", async () => {
     const page = [
