@@ -181,3 +181,89 @@ langTwins("python values that cannot change where a request goes", [
     `,
   ),
 ]);
+
+langTwins("python conversions that leave no text", [
+  py(
+    "request.args.get with type=int",
+    "CWE-89",
+    `
+      import sqlite3
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      @app.route("/a")
+      def a():
+          page = request.args.get("page", "1")
+          return {"r": sqlite3.connect("a").execute("SELECT * FROM t LIMIT 10 OFFSET %s" % page).fetchall()}  # SINK
+    `,
+    `
+      import sqlite3
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      @app.route("/a")
+      def a():
+          page = request.args.get("page", 1, type=int)
+          return {"r": sqlite3.connect("a").execute("SELECT * FROM t LIMIT 10 OFFSET %s" % (page * 10)).fetchall()}
+    `,
+  ),
+  py(
+    "a %d conversion vs %s",
+    "CWE-89",
+    `
+      import sqlite3
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      @app.route("/b")
+      def b():
+          q = "SELECT * FROM t WHERE id = %d AND name = '%s'" % (len(request.args), request.args["n"])
+          return {"r": sqlite3.connect("a").execute(q).fetchall()}  # SINK
+    `,
+    `
+      import sqlite3
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      @app.route("/b")
+      def b():
+          q = "SELECT * FROM t WHERE id = %d AND n = %05.1f" % (request.args["id"], request.args["n"])
+          return {"r": sqlite3.connect("a").execute(q).fetchall()}
+    `,
+  ),
+  py(
+    "a hex digest or base64 of input",
+    "CWE-78",
+    `
+      import base64
+      import os
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      @app.route("/c")
+      def c():
+          os.system("echo " + base64.b64decode(request.args["v"]).decode())  # SINK
+          return "ok"
+    `,
+    `
+      import base64
+      import hashlib
+      import os
+      from flask import Flask, request
+
+      app = Flask(__name__)
+
+      @app.route("/c")
+      def c():
+          digest = hashlib.sha256(request.args["v"].encode()).hexdigest()
+          token = base64.b64encode(request.args["v"].encode()).decode()
+          os.system("echo " + digest + " " + token)
+          return "ok"
+    `,
+  ),
+]);

@@ -145,6 +145,23 @@ export const PYTHON_SPEC: LanguageSpec = {
       cwes: "*",
     },
     { id: "py-san-uuid", call: { names: ["UUID", "Decimal"], path: /^(uuid\.UUID|decimal\.Decimal)$/ }, cwes: "*" },
+    // Hex digests and hex/base32/URL-safe base64 encodings are made of letters, digits, `-`, `_` and `=`.
+    {
+      id: "py-san-hex-encoding",
+      call: {
+        names: ["hexlify", "b16encode", "b32encode", "urlsafe_b64encode", "token_hex", "token_urlsafe"],
+        path: /^(binascii\.hexlify|base64\.(b16encode|b32encode|urlsafe_b64encode)|secrets\.(token_hex|token_urlsafe))$/,
+      },
+      cwes: "*",
+    },
+    // `hashlib.sha256(x).hexdigest()`, `hmac.new(k, x, "sha256").hexdigest()`: a method only hash objects have.
+    { id: "py-san-hexdigest", call: { names: ["hexdigest"] }, cwes: "*" },
+    // Standard base64 keeps `+` and `/`: no quotes, markup or shell syntax, but `/` still makes a path or `//host`.
+    {
+      id: "py-san-base64",
+      call: { names: ["b64encode", "encodebytes"], path: /^base64\.(b64encode|encodebytes)$/ },
+      cwes: ["CWE-79", "CWE-89", "CWE-78", "CWE-90", "CWE-643", "CWE-113", "CWE-117", "CWE-1336", "CWE-95"],
+    },
     // An IP address object prints as digits, dots and colons; a parsed date as the format asks.
     {
       id: "py-san-ip-address",

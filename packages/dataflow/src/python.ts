@@ -19,6 +19,7 @@ import { markCaptures } from "./closures";
 import type { ClassIR, Expr, FunctionIR, LValue, Loc, ModuleIR, Stmt } from "./ir";
 import { kindOf, locOf, namedChildren, unknown } from "./lower-util";
 import { parseSource } from "./parser";
+import { explicitConversions } from "./python-conversions";
 import { PyExprs, parts, setOwn } from "./python-expr";
 import { flaskViewReturns, scalarConversions, scalarRouteParams, sourceParams, tornadoHandlerCalls } from "./python-routes";
 
@@ -433,6 +434,7 @@ class PyLowering {
     fn.body = [...scalarConversions(scalarRouteParams(route), fn.loc), ...this.block(node.field("body"))];
     flaskViewReturns(fn, decorators, this.imports);
     tornadoHandlerCalls(fn, cls);
+    explicitConversions(fn.body);
   }
 
   /** Enum classes defined so far in the module (`class Color(str, Enum)`). */
