@@ -108,7 +108,7 @@ describe("javascript breadth: more frameworks' responses", () => {
       '  path: "/h",',
       "  handler: (request, h) => {",
       "    if (request.query.go) return h.redirect(request.query.next); // VULN CWE-601",
-      '    return h.response("<p>" + request.query.name + "</p>"); // VULN CWE-79',
+      '    return h.response("<p>" + request.payload.name + "</p>"); // VULN CWE-79',
       "  },",
       "});",
       "app.use(async (ctx, next) => {",

@@ -111,10 +111,11 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
   sources: [
     {
       id: "js-request-field",
+      // hapi names the body `request.payload` and the cookies `request.state`.
       // An upload's name, type and contents come from the client; where the server stored it
       // (multer `path`/`destination`/`filename`, express-fileupload `tempFilePath`) and its `size` do not.
       field:
-        /^(req|request)\.(query|body|params|cookies|signedCookies|headers|url|originalUrl|path|hostname|host|subdomains|raw)\b|^(req|request)\.files?\b(?!(\.[\w$]+|\[[^\]]*\])?\.(path|destination|filename|tempFilePath|size)\b)/,
+        /^(req|request)\.(query|body|params|cookies|signedCookies|headers|url|originalUrl|path|hostname|host|subdomains|raw|payload|state)\b|^(req|request)\.files?\b(?!(\.[\w$]+|\[[^\]]*\])?\.(path|destination|filename|tempFilePath|size)\b)/,
       kind: "remote",
       label: "HTTP request data",
     },
