@@ -23,10 +23,11 @@ const RES_CHAIN =
 const HEADER_TARGET = /^(res|response|reply|ctx|ctx\.response)$|^(res|response|reply)(\.\w+\(.*\))+$/;
 /**
  * SQL clients as they are usually named: `db`, `this.db`, `pool`, `connection`, `knex`, `sequelize`,
- * `pgClient`, and TypeORM's injected `manager`, `ordersRepository`, `queryRunner`.
+ * `pgClient`, TypeORM's injected `manager`, `ordersRepository`, `queryRunner`, `dataSource`, and
+ * MikroORM's `em`.
  */
 const SQL_CLIENT =
-  /(^|\.)(\w*(db|Db|DB|database|Database|pool|Pool|conn|Conn|connection|Connection|client|Client|knex|Knex|sequelize|Sequelize|mysql|trx|transaction|sql|manager|Manager|repository|Repository|queryRunner|QueryRunner))$/;
+  /(^|\.)(\w*(db|Db|DB|database|Database|pool|Pool|conn|Conn|connection|Connection|client|Client|knex|Knex|sequelize|Sequelize|mysql|trx|transaction|sql|manager|Manager|repository|Repository|queryRunner|QueryRunner|dataSource|DataSource|datasource)|em)$/;
 /** MongoDB collections and Mongoose models: `db.collection("x")`, `users`, `User`, `this.userModel`. */
 const MONGO_RECEIVER = /(collection|coll|model|Model|^db\.\w+)|(^|\.)[A-Z][A-Za-z0-9]*$|(^|\.)\w*(users?|Users?)$/;
 const FS_MODULE = String.raw`^(fs|fs\/promises|fs\.promises|fs-extra|graceful-fs)\.`;
