@@ -266,3 +266,48 @@ langTwins("python CGI and WSGI entry points", [
     `,
   ),
 ]);
+
+langTwins("python Flask class-based views", [
+  py(
+    "MethodView.get takes the URL variable",
+    "CWE-89",
+    `
+      import sqlite3
+      from flask.views import MethodView
+
+      class ItemView(MethodView):
+          def get(self, item_id):
+              return {"r": sqlite3.connect("a").execute("SELECT * FROM items WHERE id = " + item_id).fetchall()}  # SINK
+    `,
+    `
+      import sqlite3
+      from flask.views import MethodView
+
+      class ItemView(MethodView):
+          def get(self, item_id):
+              return {"r": sqlite3.connect("a").execute("SELECT * FROM items WHERE id = ?", (item_id,)).fetchall()}
+    `,
+  ),
+  py(
+    "Flask-RESTful Resource.delete vs a helper method",
+    "CWE-89",
+    `
+      import sqlite3
+      from flask_restful import Resource
+
+      class Todo(Resource):
+          def delete(self, todo_id):
+              sqlite3.connect("a").execute(f"DELETE FROM todos WHERE id = '{todo_id}'")  # SINK
+              return "", 204
+    `,
+    `
+      import sqlite3
+      from flask_restful import Resource
+
+      class Todo(Resource):
+          def purge(self, todo_id):
+              sqlite3.connect("a").execute(f"DELETE FROM todos WHERE id = '{todo_id}'")
+              return "", 204
+    `,
+  ),
+]);

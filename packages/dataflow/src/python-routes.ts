@@ -41,6 +41,8 @@ export interface RouteContext {
   hasReceiver: boolean;
   name: string;
   imports: ReadonlyMap<string, string>;
+  /** Base classes of the enclosing class (`MethodView`, `Resource`), when a method. */
+  bases?: readonly string[];
   /** Enum classes of the module: a parameter of such a type is one of its members. */
   enums?: ReadonlySet<string>;
 }
@@ -105,6 +107,10 @@ export function sourceParams(ctx: RouteContext): FunctionIR["sourceParams"] {
     ctx.params.forEach((p, index) => {
       if (index >= first && !scalars.has(p.param.name)) out.push({ index, label: `URL path parameter \`${p.param.name}\`` });
     });
+  } else if (isFlaskClassView(ctx, first)) {
+    ctx.params.forEach((p, index) => {
+      if (index >= first && !p.splat && !scalars.has(p.param.name)) out.push({ index, label: `URL path parameter \`${p.param.name}\`` });
+    });
   } else if (isWsgiApp(ctx, first)) {
     out.push({ index: first, label: "WSGI environ (request headers, path and query string)" });
   } else if (isDjangoView(ctx, first)) {
@@ -147,6 +153,13 @@ function isDependency(p: ParamInfo): boolean {
   if (p.defaultValue && kindOf(p.defaultValue) === "call" && DEPENDENCY_CALLS.has(callee(p.defaultValue))) return true;
   // `x: Annotated[T, Depends(f)]`
   return !!p.typeNode?.findAll({ rule: { kind: "call" } }).some((c) => DEPENDENCY_CALLS.has(callee(c)));
+}
+
+/** `class Item(MethodView)` / Flask-RESTful `class Item(Resource)`: `def get(self, item_id)` takes the URL's variables. */
+function isFlaskClassView(ctx: RouteContext, first: number): boolean {
+  if (!ctx.hasReceiver || !FLASK_VERBS.has(ctx.name) || ctx.params[first]?.param.name === "request") return false;
+  if (![...ctx.imports.values()].some((m) => /^flask(_restful|_restx|\.views)?\b/.test(m))) return false;
+  return (ctx.bases ?? []).some((b) => /(^|\.)(MethodView|Resource|View)$/.test(b));
 }
 
 /** A WSGI application or middleware call: `def app(environ, start_response)`. */

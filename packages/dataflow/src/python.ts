@@ -427,7 +427,8 @@ class PyLowering {
     const fn: FunctionIR = { name, cls: cls?.name ?? null, params: params.map((p) => p.param), body: [], loc: locOf(node) };
     if (isStatic) fn.isStatic = true;
     if (cls && name === "__init__") fn.isConstructor = true;
-    const route = { decorators, params, hasReceiver: !!cls && !isStatic, name, imports: this.imports, enums: this.enumNames() };
+    const bases = cls ? [cls.superclass ?? "", ...(cls.interfaces ?? [])] : [];
+    const route = { decorators, params, hasReceiver: !!cls && !isStatic, name, imports: this.imports, enums: this.enumNames(), bases };
     const sources = sourceParams(route);
     if (sources) fn.sourceParams = sources;
     this.functions.push(fn);
