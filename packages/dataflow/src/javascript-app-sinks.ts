@@ -194,6 +194,17 @@ export const JAVASCRIPT_APP_SINKS: SinkRule[] = [
       args: "all",
     },
   ),
+  // Sequelize.literal(sql) puts its text into the statement verbatim (`order: [[literal(x), "DESC"]]`).
+  sink(
+    "sql-sequelize-literal",
+    "CWE-89",
+    "SQL injection",
+    { names: ["literal"], path: /^(sequelize|Sequelize)\.(Sequelize\.)?literal$/ },
+    {
+      message: "Untrusted data is built into an SQL fragment Sequelize inserts verbatim.",
+      remediation: "Keep literal() fragments constant; pass values through `replacements`/`bind`, and map identifiers from an allowlist.",
+    },
+  ),
   // `range.createContextualFragment(html)` parses markup and runs its scripts once inserted.
   sink("xss-fragment", "CWE-79", "Cross-site scripting", { names: ["createContextualFragment"] }, XSS),
   // `el.setAttribute("href", x)`: a `javascript:` URL or an event handler attribute runs script.

@@ -282,6 +282,19 @@ describe("javascript breadth: options that make a call safe", () => {
     expectMarked("opts.js", src);
   });
 
+  it("reports Sequelize literal() fragments built from input, not constant ones", () => {
+    const src = [
+      'import { literal, Sequelize } from "sequelize";',
+      'app.get("/p", async (req, res) => {',
+      '  await Post.findAll({ order: [[literal(`score * ${req.query.w}`), "DESC"]] }); // VULN CWE-89',
+      '  await Post.findAll({ where: Sequelize.literal("id = " + req.query.id) }); // VULN CWE-89',
+      '  await Post.findAll({ order: [[literal("score"), "DESC"]] });',
+      "  res.end();",
+      "});",
+    ].join("\n");
+    expectMarked("posts.ts", src);
+  });
+
   it("reaches SQL through injected TypeORM managers, repositories and query runners, pg-promise and postgres.js", () => {
     const src = [
       'import pgPromise from "pg-promise";',
