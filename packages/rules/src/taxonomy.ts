@@ -102,6 +102,7 @@ export const CWE_NAMES: Readonly<Record<string, string>> = {
   "CWE-522": "Insufficiently Protected Credentials",
   "CWE-532": "Insertion of Sensitive Information into Log File",
   "CWE-538": "Insertion of Sensitive Information into Externally-Accessible File or Directory",
+  "CWE-539": "Use of Persistent Cookies Containing Sensitive Information",
   "CWE-548": "Exposure of Information Through Directory Listing",
   "CWE-561": "Dead Code",
   "CWE-563": "Assignment to Variable without Use",
