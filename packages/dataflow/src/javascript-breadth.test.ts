@@ -282,6 +282,19 @@ describe("javascript breadth: options that make a call safe", () => {
     expectMarked("opts.js", src);
   });
 
+  it("does not carry a lookup key's taint into the record it finds", () => {
+    const src = [
+      'app.get("/u/:id", async (req, res) => {',
+      "  const user = await User.findById(req.params.id);",
+      '  res.send("<p>" + user.bio + "</p>");',
+      "  const post = await prisma.post.findUnique({ where: { id: req.params.id } });",
+      "  res.send(post.html);",
+      '  res.send("<p>" + req.params.id + "</p>"); // VULN CWE-79',
+      "});",
+    ].join("\n");
+    expectMarked("users.js", src);
+  });
+
   it("reports Sequelize literal() fragments built from input, not constant ones", () => {
     const src = [
       'import { literal, Sequelize } from "sequelize";',

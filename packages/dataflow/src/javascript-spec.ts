@@ -473,6 +473,13 @@ export const JAVASCRIPT_SPEC: LanguageSpec = {
       },
       cwes: ["CWE-1333"],
     },
+    // Looking a record up by key returns stored data, not the key: `User.findById(req.params.id)`,
+    // Sequelize `findByPk`, Prisma `findUnique`, TypeORM `findOneBy`.
+    {
+      id: "js-orm-lookup",
+      call: { names: ["findById", "findByPk", "findUnique", "findUniqueOrThrow", "findOneBy", "findOneByOrFail"] },
+      cwes: "*",
+    },
     // A string cannot smuggle a `$ne`/`$gt` operator object into a query.
     { id: "js-string-cast", call: { names: ["String"], path: /^String$/ }, cwes: ["CWE-943"] },
     {
