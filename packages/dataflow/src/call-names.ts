@@ -15,3 +15,31 @@ export function spellings(text: string | undefined, language: string): string[] 
   const simple = text.replace(JAVA_PACKAGE, "");
   return simple === text ? [text] : [text, simple];
 }
+
+/** Methods of Python's dict, list and str, which an untyped local most likely is (`data.get("k")`). */
+const PY_BUILTIN_METHODS = new Set([
+  "get",
+  "getlist",
+  "items",
+  "keys",
+  "values",
+  "pop",
+  "copy",
+  "split",
+  "strip",
+  "lower",
+  "upper",
+  "replace",
+  "format",
+  "join",
+  "encode",
+  "decode",
+]);
+
+/**
+ * Whether a Python call on an untyped local is a dict/list/str method rather than a repository
+ * method of the same name: a Django view defines `get`, and `data.get("k")` in it is the dict's.
+ */
+export function pyBuiltinMethod(language: string, callee: string): boolean {
+  return language === "python" && PY_BUILTIN_METHODS.has(callee);
+}

@@ -7,7 +7,7 @@
  */
 import type { TraceStep } from "@ax/contracts";
 import type { Expr, FunctionIR, Loc, ModuleIR } from "./ir";
-import { spellings } from "./call-names";
+import { pyBuiltinMethod, spellings } from "./call-names";
 import { bundledLookup, isBundled } from "./source-policy";
 import { fromOfParts, globalConfig, loadConfig } from "./config-values";
 import { algorithmUse } from "./weak-algorithms";
@@ -267,6 +267,7 @@ export abstract class CallInterpreter {
       const loose = (p.byName.get(e.callee) ?? []).filter((f) => !f.fn.cls && f.module.file.replace(/\.[^.]+$/, "").endsWith(mod ?? "\0"));
       if (loose.length) return { precise: [], loose: loose.slice(0, 4) };
     }
+    if (r.k === "var" && pyBuiltinMethod(this.module.language, e.callee)) return { precise: [], loose: [] }; // `data.get`, not a view's
     const named = p.methodsNamed(e.callee).filter((r) => this.arity(r, e));
     return { precise: [], loose: named.length <= 4 ? named : [] };
   }

@@ -311,3 +311,40 @@ langTwins("python Flask class-based views", [
     `,
   ),
 ]);
+
+langTwins("python dict methods in a class that defines the same names", [
+  py(
+    "a Django view's dict.get next to its own get()",
+    "CWE-78",
+    `
+      import json
+      import os
+      from django.views import View
+      from django.http import HttpResponse
+
+      class V(View):
+          def post(self, request):
+              data = json.loads(request.body)
+              os.system("echo " + data.get("name"))  # SINK
+              return HttpResponse("ok")
+
+          def get(self, request):
+              return HttpResponse("ok")
+    `,
+    `
+      import json
+      import os
+      from django.views import View
+      from django.http import HttpResponse
+
+      class V(View):
+          def post(self, request):
+              data = json.loads(request.body)
+              os.system("echo " + str(len(data.get("name"))))
+              return HttpResponse("ok")
+
+          def get(self, request):
+              return HttpResponse("ok")
+    `,
+  ),
+]);
