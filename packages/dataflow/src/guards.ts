@@ -321,21 +321,25 @@ export function isExitCall(e: Expr): boolean {
   );
 }
 
+/** Log injection, HTTP response splitting, mail header injection: what removing line breaks prevents. */
+const LINE_BREAK_CWES = ["CWE-117", "CWE-113", "CWE-93"];
+
 /**
  * `s.replace("<", "&lt;")`, `s.replaceAll("'", "''")`, `s.replace(/</g, "&lt;")`: replacing a
- * context's metacharacter with its escape. The CWE it makes the result safe for, if any.
+ * context's metacharacter with its escape. The CWEs it makes the result safe for, if any.
  */
-export function replaceSanitizes(e: Extract<Expr, { k: "call" }>): string | undefined {
+export function replaceSanitizes(e: Extract<Expr, { k: "call" }>): readonly string[] | undefined {
   if (e.callee !== "replace" && e.callee !== "replaceAll") return undefined;
   const [a, b] = e.args;
   if (a?.k !== "const" || b?.k !== "const" || typeof a.value !== "string" || typeof b.value !== "string") return undefined;
   const regex = /^\/(.+)\/([a-z]*)$/s.exec(a.value);
   if (regex && e.callee === "replace" && !regex[2]!.includes("g")) return undefined;
   const meta = regex ? regex[1]! : a.value;
-  if (meta === "<" && !b.value.includes("<")) return "CWE-79";
-  // Line breaks (`"\n"`, `"[\r\n]"`, `"\\r|\\n"`) replaced by something without one: safe to log.
-  if (/^[[\]\\|rn\r\n+*()?]+$/.test(meta) && /\n|\\n|\r|\\r/.test(meta) && !/[\r\n]/.test(b.value)) return "CWE-117";
+  if (meta === "<" && !b.value.includes("<")) return ["CWE-79"];
+  // Line breaks (`"\n"`, `"[\r\n]"`, `"\\r|\\n"`) replaced by something without one: safe to log, and to
+  // write into an HTTP or mail header (no header or entry can be added).
+  if (/^[[\]\\|rn\r\n+*()?]+$/.test(meta) && /\n|\\n|\r|\\r/.test(meta) && !/[\r\n]/.test(b.value)) return LINE_BREAK_CWES;
   if ((meta === "'" && (b.value === "''" || b.value === "\\'" || b.value === "\\\\'")) || (meta === "'" && !b.value.includes("'")))
-    return "CWE-89";
+    return ["CWE-89"];
   return undefined;
 }

@@ -351,10 +351,10 @@ export class FunctionInterpreter extends ClosureInterpreter {
     }
     const v = this.call(e, env);
     releaseLists(e, env);
-    const cwe = replaceSanitizes(e);
+    const cwes = replaceSanitizes(e);
     const derived = derivation(e, this.module.language);
-    if (!cwe && !derived) return v;
-    return { ...v, ...(cwe ? { facts: sanitized(v.facts, [cwe]) } : {}), ...(derived ? { derived } : {}) };
+    if (!cwes && !derived) return v;
+    return { ...v, ...(cwes ? { facts: sanitized(v.facts, cwes) } : {}), ...(derived ? { derived } : {}) };
   }
 
   /** A field: a source by its path, a field of a class or a module global, or a key of a local object. */

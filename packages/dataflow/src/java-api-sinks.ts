@@ -6,7 +6,7 @@
  * receiver's text or its declared type, so fields, `var` locals and fully qualified names work.
  */
 import { sink } from "./java-client-sinks";
-import type { SinkRule, SourceRule } from "./spec";
+import type { SanitizerRule, SinkRule, SourceRule } from "./spec";
 
 const PATH = {
   message: "Untrusted data is used as a file path.",
@@ -329,5 +329,61 @@ export const JAVA_API_SOURCES: readonly SourceRule[] = [
     },
     kind: "remote",
     label: "archive entry name (it comes from the archive)",
+  },
+];
+
+export const JAVA_API_SANITIZERS: readonly SanitizerRule[] = [
+  // Conversions to a type that cannot carry syntax: a UUID, a date or time, a big number.
+  {
+    id: "typed-value",
+    call: {
+      names: ["fromString", "parse"],
+      path: /^(java\.util\.)?UUID\.fromString$|^(java\.time\.)?(LocalDate|LocalDateTime|LocalTime|Instant|ZonedDateTime|OffsetDateTime|Duration|Period|Year|YearMonth)\.parse$/,
+    },
+    cwes: "*",
+  },
+  { id: "typed-value", call: { names: ["BigDecimal", "BigInteger"], isNew: true }, cwes: "*" },
+  // The last element of a path (`Paths.get(name).getFileName()`) cannot climb out of a directory.
+  { id: "filename", call: { names: ["getFileName"], receiver: /Path|path|Paths\.get|Path\.of/ }, cwes: ["CWE-22"] },
+  // HTML, JavaScript, URL-component, CSS and XML encoders (OWASP Encoder, ESAPI, commons-text, Spring) leave no
+  // markup-breaking characters.
+  {
+    id: "html-encode",
+    call: {
+      names: [
+        "htmlEscapeDecimal",
+        "htmlEscapeHex",
+        "escapeHtml3",
+        "forJavaScript",
+        "forJavaScriptBlock",
+        "forJavaScriptAttribute",
+        "forJavaScriptSource",
+        "forUriComponent",
+        "forXmlContent",
+        "forXmlAttribute",
+        "forCDATA",
+        "forCssString",
+        "encodeForJavaScript",
+        "encodeForURL",
+        "encodeForCSS",
+        "encodeForXML",
+        "encodeForXMLAttribute",
+        "escapeEcmaScript",
+        "escapeJavaScript",
+        "javaScriptEscape",
+      ],
+    },
+    cwes: ["CWE-79", "CWE-80", "CWE-81", "CWE-83", "CWE-643"],
+  },
+  // Jsoup.clean and OWASP java-html-sanitizer policies reduce markup to an allowlist.
+  {
+    id: "html-sanitize",
+    call: { names: ["clean"], path: /^(org\.jsoup\.)?Jsoup\.clean$/ },
+    cwes: ["CWE-79", "CWE-80", "CWE-81", "CWE-83"],
+  },
+  {
+    id: "html-sanitize",
+    call: { names: ["sanitize"], receiver: /PolicyFactory|policy|sanitizer/i },
+    cwes: ["CWE-79", "CWE-80", "CWE-81", "CWE-83"],
   },
 ];

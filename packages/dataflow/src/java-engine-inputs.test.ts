@@ -244,3 +244,54 @@ twins("format strings", [
     expect: { rule: "java-taint-format", cwe: "CWE-134" },
   },
 ]);
+
+twins("sanitizers by API", [
+  {
+    name: "a header value with its line breaks removed",
+    vuln: inServlet(`
+      String lang = request.getParameter("lang");
+      response.setHeader("Content-Language", lang.trim()); // SINK
+    `),
+    safe: inServlet(`
+      String lang = request.getParameter("lang");
+      response.setHeader("Content-Language", lang.replaceAll("[\\r\\n]", "")); // SINK
+    `),
+    expect: { rule: "java-taint-header", cwe: "CWE-113" },
+  },
+  {
+    name: "OWASP Encoder forJavaScript inside a script block",
+    vuln: inServlet(`
+      String name = request.getParameter("name");
+      response.getWriter().println("<script>var user = '" + name + "';</script>"); // SINK
+    `),
+    safe: inServlet(`
+      String name = request.getParameter("name");
+      response.getWriter().println("<script>var user = '" + org.owasp.encoder.Encode.forJavaScript(name) + "';</script>"); // SINK
+    `),
+    expect: { rule: "java-taint-xss", cwe: "CWE-79" },
+  },
+  {
+    name: "a UUID or a date parsed from the request cannot carry SQL",
+    vuln: inServlet(`
+      String id = request.getParameter("id");
+      stmt.executeQuery("SELECT * FROM orders WHERE id = '" + id + "'"); // SINK
+    `),
+    safe: inServlet(`
+      java.util.UUID id = java.util.UUID.fromString(request.getParameter("id"));
+      java.time.LocalDate day = java.time.LocalDate.parse(request.getParameter("day"));
+      stmt.executeQuery("SELECT * FROM orders WHERE id = '" + id + "' AND day = '" + day + "'"); // SINK
+    `),
+  },
+  {
+    name: "Jsoup.clean reduces markup to an allowlist",
+    vuln: inServlet(`
+      String bio = request.getParameter("bio");
+      response.getWriter().write("<div>" + bio + "</div>"); // SINK
+    `),
+    safe: inServlet(`
+      String bio = org.jsoup.Jsoup.clean(request.getParameter("bio"), org.jsoup.safety.Safelist.basic());
+      response.getWriter().write("<div>" + bio + "</div>"); // SINK
+    `),
+    expect: { rule: "java-taint-xss", cwe: "CWE-79" },
+  },
+]);

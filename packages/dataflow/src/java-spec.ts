@@ -4,7 +4,7 @@
  */
 import { JAVA_CONFIG_SINKS, JAVA_STATES } from "./config-states";
 import { RESPONSE_BODY } from "./java-routes";
-import { JAVA_API_SINKS, JAVA_API_SOURCES } from "./java-api-sinks";
+import { JAVA_API_SANITIZERS, JAVA_API_SINKS, JAVA_API_SOURCES } from "./java-api-sinks";
 import { JAVA_CLIENT_AND_LOG_SINKS, sink } from "./java-client-sinks";
 import type { LanguageSpec } from "./spec";
 
@@ -453,7 +453,8 @@ export const JAVA_SPEC: LanguageSpec = {
     { id: "ldap-encode", call: { names: ["encodeForLDAP", "encodeForDN", "escapeLDAPSearchFilter"] }, cwes: ["CWE-90"] },
     { id: "sql-encode", call: { names: ["encodeForSQL"] }, cwes: ["CWE-89"] },
     { id: "xpath-encode", call: { names: ["encodeForXPath"] }, cwes: ["CWE-643"] },
-    { id: "filename", call: { names: ["getName"], receiver: /^(File|Path)$|file/i }, cwes: ["CWE-22"] },
+    { id: "filename", call: { names: ["getName", "getBaseName"], receiver: /^(File|Path)$|file/i }, cwes: ["CWE-22"] },
+    ...JAVA_API_SANITIZERS,
   ],
   mutators: [
     "add",
