@@ -287,7 +287,12 @@ export const JAVA_API_SINKS: readonly SinkRule[] = [
     "redirect",
     "CWE-601",
     "Open redirect",
-    { names: ["seeOther", "temporaryRedirect", "location"], receiver: /^((javax|jakarta)\.ws\.rs\.core\.)?Response\b|ResponseBuilder/ },
+    // JAX-RS Response and Spring ResponseEntity builders, and HttpHeaders.setLocation.
+    {
+      names: ["seeOther", "temporaryRedirect", "location", "setLocation"],
+      receiver:
+        /^((javax|jakarta)\.ws\.rs\.core\.)?Response\b|ResponseBuilder|ResponseEntity|BodyBuilder|HeadersBuilder|HttpHeaders|^(headers|httpHeaders|responseHeaders)$/,
+    },
     {
       message: "Untrusted data decides where the user is redirected.",
       remediation: "Redirect only to relative paths or to an allowlist of destinations.",

@@ -222,3 +222,33 @@ describe("JAX-RS redirect", () => {
     expect(places(scan(files(`URI.create("/home")`)))).toEqual([]);
   });
 });
+
+twins("URL constructors and redirect builders", [
+  {
+    name: "new URL(context, spec): an absolute spec replaces the host",
+    vuln: inServlet(`
+      java.net.URL base = new java.net.URL("https://api.example.com/v1/");
+      java.net.URL target = new java.net.URL(base, request.getParameter("path")); // SINK
+    `),
+    safe: inServlet(`
+      String path = request.getParameter("path");
+      java.net.URL base = new java.net.URL("https://api.example.com/v1/");
+      java.net.URL target = new java.net.URL(base, "status"); // SINK
+    `),
+    expect: { rule: "java-taint-ssrf", cwe: "CWE-918" },
+  },
+  {
+    name: "Spring HttpHeaders.setLocation from the request",
+    vuln: spring(
+      "import org.springframework.http.*;",
+      "",
+      `    HttpHeaders headers = new HttpHeaders();\n    java.net.URI next = java.net.URI.create("/").resolve(q);\n    headers.setLocation(next); // SINK\n    return new ResponseEntity<>(headers, HttpStatus.FOUND);`,
+    ),
+    safe: spring(
+      "import org.springframework.http.*;",
+      "",
+      `    HttpHeaders headers = new HttpHeaders();\n    java.net.URI next = java.net.URI.create("/").resolve("home");\n    headers.setLocation(next); // SINK\n    return new ResponseEntity<>(headers, HttpStatus.FOUND);`,
+    ),
+    expect: { rule: "java-taint-redirect", cwe: "CWE-601" },
+  },
+]);

@@ -385,7 +385,8 @@ export const JAVA_SPEC: LanguageSpec = {
       {
         message: "Untrusted data decides which URL the server requests.",
         remediation: "Allow only known hosts and schemes; resolve and reject internal addresses.",
-        args: [0],
+        // new URL(spec), new URL(context, spec) (an absolute spec replaces the host), new URL(protocol, host, …).
+        args: [0, 1],
         severity: "MEDIUM",
       },
     ),
