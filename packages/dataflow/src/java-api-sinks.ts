@@ -282,6 +282,19 @@ export const JAVA_API_SINKS: readonly SinkRule[] = [
       args: [0],
     },
   ),
+  // XSLT from input: a stylesheet runs extension functions and reads files (MALICIOUS_XSLT).
+  sink(
+    "xslt",
+    "CWE-91",
+    "XSLT injection",
+    { names: ["newTransformer", "newTemplates"], receiver: /TransformerFactory|^(factory|tf|transformerFactory|xslFactory)$/ },
+    {
+      message: "Untrusted data supplies the XSLT stylesheet, which can call Java extension functions and read files.",
+      remediation:
+        "Load stylesheets only from the application; enable FEATURE_SECURE_PROCESSING and block external access (ACCESS_EXTERNAL_DTD/STYLESHEET).",
+      args: [0],
+    },
+  ),
   // JAX-RS redirects: Response.seeOther / temporaryRedirect / location.
   sink(
     "redirect",

@@ -101,6 +101,12 @@ const SINKS: readonly { rule: string; cwe: string; stmt: string; setup?: string 
     setup: `javax.mail.internet.MimeMessage message = new javax.mail.internet.MimeMessage((javax.mail.Session) null);`,
     stmt: `message.setSubject(data); // SINK`,
   },
+  {
+    rule: "java-taint-xslt",
+    cwe: "CWE-91",
+    setup: `javax.xml.transform.TransformerFactory factory = javax.xml.transform.TransformerFactory.newInstance();`,
+    stmt: `factory.newTransformer(new javax.xml.transform.stream.StreamSource(new StringReader(data))); // SINK`,
+  },
 ];
 
 twins(
