@@ -119,6 +119,14 @@ export const JAVA_API_SINKS: readonly SinkRule[] = [
     { ...PATH, args: [0], severity: "MEDIUM" },
   ),
   sink("path", "CWE-22", "Path traversal", { names: ["getPath"], receiver: /FileSystem/ }, { ...PATH, args: "all" }),
+  // Spring ResourceUtils.getFile("classpath:…" or a path).
+  sink(
+    "path",
+    "CWE-22",
+    "Path traversal",
+    { names: ["getFile", "getURL"], path: /^(org\.springframework\.util\.)?ResourceUtils\.(getFile|getURL)$/ },
+    { ...PATH, args: [0] },
+  ),
   // Hibernate: SQL fragments and native queries; JDO queries.
   sink(
     "sql",
@@ -217,6 +225,21 @@ export const JAVA_API_SINKS: readonly SinkRule[] = [
     { ...SSRF, args: [0] },
   ),
   sink("ssrf-client", "CWE-918", "Server-side request forgery", { names: ["UrlResource"], isNew: true }, { ...SSRF, args: [0] }),
+  // Base URLs of Spring clients: RestClient.create(url), WebClient.builder().baseUrl(url), RestTemplateBuilder.rootUri(url).
+  sink(
+    "ssrf-client",
+    "CWE-918",
+    "Server-side request forgery",
+    { names: ["create"], path: /^(org\.springframework\.web\.client\.)?RestClient\.create$/ },
+    { ...SSRF, args: [0] },
+  ),
+  sink(
+    "ssrf-client",
+    "CWE-918",
+    "Server-side request forgery",
+    { names: ["baseUrl", "rootUri"], receiver: /Builder|builder\(\)/ },
+    { ...SSRF, args: [0] },
+  ),
   // ResponseEntity / JAX-RS Response builders: `.header(name, value)`.
   sink(
     "header",
@@ -255,6 +278,18 @@ export const JAVA_API_SINKS: readonly SinkRule[] = [
       args: [0, 1],
     },
   ),
+  // UnboundID LDAP SDK: Filter.create(text) parses a filter string.
+  sink(
+    "ldap",
+    "CWE-90",
+    "LDAP injection",
+    { names: ["create"], path: /^(com\.unboundid\.ldap\.sdk\.)?Filter\.create$/ },
+    {
+      message: "Untrusted data is built into an LDAP query.",
+      remediation: "Build the filter with Filter.createEqualityFilter(attribute, value), which escapes the value.",
+      args: [0],
+    },
+  ),
   // dom4j / Jaxen XPath on a document or node.
   sink(
     "xpath",
@@ -267,6 +302,18 @@ export const JAVA_API_SINKS: readonly SinkRule[] = [
     {
       message: "Untrusted data is built into an XPath expression.",
       remediation: "Use XPath variables instead of concatenating input, or validate it against an allowlist.",
+      args: [0],
+    },
+  ),
+  // Apache commons-exec: new CommandLine(executable) names the program.
+  sink(
+    "command",
+    "CWE-78",
+    "OS command injection",
+    { names: ["CommandLine"], isNew: true },
+    {
+      message: "Untrusted data reaches an operating-system command.",
+      remediation: "Do not build commands from input; use a fixed program and add each validated argument with addArgument.",
       args: [0],
     },
   ),

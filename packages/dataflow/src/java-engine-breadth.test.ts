@@ -252,3 +252,41 @@ twins("URL constructors and redirect builders", [
     expect: { rule: "java-taint-redirect", cwe: "CWE-601" },
   },
 ]);
+
+twins("more library entry points", [
+  {
+    name: "UnboundID Filter.create with a concatenated filter",
+    vuln: jaxrs(
+      "import com.unboundid.ldap.sdk.Filter;",
+      `    Filter f = Filter.create("(uid=" + q + ")"); // SINK\n    return f.toString();`,
+    ),
+    safe: jaxrs(
+      "import com.unboundid.ldap.sdk.Filter;",
+      `    Filter f = Filter.createEqualityFilter("uid", q); // SINK\n    return f.toString();`,
+    ),
+    expect: { rule: "java-taint-ldap", cwe: "CWE-90" },
+  },
+  {
+    name: "commons-exec CommandLine naming the program",
+    vuln: jaxrs("import org.apache.commons.exec.*;", `    CommandLine cl = new CommandLine(q); // SINK\n    return cl.toString();`),
+    safe: jaxrs(
+      "import org.apache.commons.exec.*;",
+      `    CommandLine cl = new CommandLine("/usr/bin/convert"); // SINK\n    cl.addArgument("--version");\n    return cl.toString();`,
+    ),
+    expect: { rule: "java-taint-command", cwe: "CWE-78" },
+  },
+  {
+    name: "a WebClient built with a base URL from the request",
+    vuln: spring(
+      "import org.springframework.web.reactive.function.client.WebClient;",
+      "",
+      `    WebClient client = WebClient.builder().baseUrl(q).build(); // SINK\n    return client;`,
+    ),
+    safe: spring(
+      "import org.springframework.web.reactive.function.client.WebClient;",
+      "",
+      `    WebClient client = WebClient.builder().baseUrl("https://api.example.com").build(); // SINK\n    return client;`,
+    ),
+    expect: SSRF,
+  },
+]);
