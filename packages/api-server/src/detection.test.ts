@@ -93,6 +93,7 @@ describe("a polyglot repository", () => {
         'AWS_ACCESS_KEY_ID = "AKIAQ4KXYZ7PLMN3TRWB"\nAWS_SECRET_ACCESS_KEY = "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"\n',
       "cmd/main.go": "package main\n\nfunc main() {}\n",
       "web/hello.jsp": '<%@ page contentType="text/html" %>\n<p>Hello <%= request.getParameter("name") %></p>\n',
+      "web/views/post.ejs": "<div><%- req.query.html %></div>\n",
       "api/Users.java":
         "class Users {\n  void doGet(HttpServletRequest request, java.sql.Statement stmt) throws Exception {\n" +
         '    String id = request.getParameter("id");\n    String q = "select * from users where id=" + id;\n' +
@@ -114,6 +115,7 @@ describe("a polyglot repository", () => {
       shellcheck: "completed",
       secrets: "completed",
       jsp: "completed",
+      templates: "completed",
       "demo-sarif": "completed",
     });
   });
@@ -130,6 +132,7 @@ describe("a polyglot repository", () => {
       "jsp",
       "secrets",
       "shellcheck",
+      "templates",
     ]);
   });
 

@@ -33,6 +33,7 @@ it("maps extensions to languages", async () => {
     "m.sh": "",
     "n.kt": "",
     "o.jsp": "",
+    "p.vue": "",
     "README.md": "",
   });
   expect([...(await detectLanguages(dir))].sort()).toEqual([
@@ -48,6 +49,7 @@ it("maps extensions to languages", async () => {
     "python",
     "ruby",
     "shell",
+    "template",
     "typescript",
   ]);
 });

@@ -39,6 +39,7 @@ process.stdout.write(JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver:
     "scripts/deploy.sh": "#!/bin/sh\nrm -rf $1/*\n",
     "config/settings.env": `GITHUB_TOKEN=${token}\n`,
     "web/hello.jsp": '<p>Hello <%= request.getParameter("name") %></p>\n',
+    "web/views/post.ejs": "<div><%- req.query.html %></div>\n",
   });
   const result = await runAnalyzers({
     dir,
@@ -58,6 +59,7 @@ process.stdout.write(JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver:
     shellcheck: "completed",
     secrets: "completed",
     jsp: "completed",
+    templates: "completed",
     "todo-sarif": "completed",
   });
   const reported = new Set(result.findings.flatMap((f) => (f.sources ?? [{ analyzer: f.analyzer }]).map((s) => s.analyzer)));
@@ -70,6 +72,7 @@ process.stdout.write(JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver:
     "jsp",
     "secrets",
     "shellcheck",
+    "templates",
     "todo-sarif",
   ]);
   const sql = result.findings.find((f) => f.file === "api/Users.java" && f.cwe_id === "CWE-89");

@@ -10,6 +10,7 @@ it("lists the built-in analyzers with their languages and cache policy", () => {
     ["shellcheck", ["shell"], true],
     ["secrets", "*", true],
     ["jsp", ["jsp"], true],
+    ["templates", ["template"], true],
   ]);
 });
 
@@ -26,6 +27,7 @@ it("appends operator-configured SARIF tools, from parsed configs or the raw SARI
     "shellcheck",
     "secrets",
     "jsp",
+    "templates",
     "semgrep",
     "gosec",
   ]);

@@ -10,6 +10,7 @@ import { banditAnalyzer, type BanditOptions } from "./bandit";
 import { cppcheckAnalyzer, type CppcheckOptions } from "./cppcheck";
 import { flawfinderAnalyzer, type FlawfinderOptions } from "./flawfinder";
 import { jspAnalyzer } from "./jsp";
+import { templatesAnalyzer } from "./templates";
 import { parseSarifToolsConfig, sarifAnalyzer, type SarifToolInput } from "./sarif";
 import { secretsAnalyzer, type SecretsOptions } from "./secrets";
 import { shellcheckAnalyzer, type ShellcheckOptions } from "./shellcheck";
@@ -39,6 +40,7 @@ export function defaultAnalyzers(opts: DefaultAnalyzersOptions = {}): Analyzer[]
     shellcheckAnalyzer(opts.shellcheck),
     secretsAnalyzer(opts.secrets),
     jspAnalyzer(),
+    templatesAnalyzer(),
     ...sarifTools.map((tool) => sarifAnalyzer(tool)),
   ];
 }
