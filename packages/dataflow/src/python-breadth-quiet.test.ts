@@ -267,3 +267,36 @@ langTwins("python conversions that leave no text", [
     `,
   ),
 ]);
+
+langTwins("python lookups in a dict of constants", [
+  py(
+    "ORDER BY a column from an allowlist dict vs from the request",
+    "CWE-89",
+    `
+      import sqlite3
+      from flask import Flask, request
+
+      app = Flask(__name__)
+      SORTABLE = {"name": "name", "date": "created_at"}
+
+      @app.route("/s")
+      def s():
+          col = SORTABLE.get("name") + request.args.get("sort", "")
+          return {"r": sqlite3.connect("a").execute("SELECT * FROM t ORDER BY " + col).fetchall()}  # SINK
+    `,
+    `
+      import sqlite3
+      from flask import Flask, request
+
+      app = Flask(__name__)
+      SORTABLE = {"name": "name", "date": "created_at"}
+
+      @app.route("/s")
+      def s():
+          directions = {"up": "ASC", "down": "DESC"}
+          col = SORTABLE.get(request.args.get("sort"), "name")
+          way = directions.get(request.args.get("dir"))
+          return {"r": sqlite3.connect("a").execute("SELECT * FROM t ORDER BY " + col + " " + way).fetchall()}
+    `,
+  ),
+]);

@@ -30,14 +30,51 @@ function conversions(format: string): string[] | undefined {
 
 const isNumeric = (t: string) => /^[diouxXeEfFgG]$/.test(t);
 
-/** Rewrites, in place, the request reads with a numeric `type=` and the operands of numeric `%` conversions. */
-export function explicitConversions(body: Stmt[]): void {
+/** Names every assignment of which (among these statements, not nested) is a dict literal of constants. */
+function constantDicts(stmts: readonly Stmt[]): Set<string> {
+  const seen = new Map<string, boolean>();
+  for (const st of stmts) {
+    if (st.k !== "assign" || st.target.k !== "var") continue;
+    const ok = st.value.k === "object" && st.value.entries.every((en) => en.key !== null && en.value.k === "const");
+    seen.set(st.target.name, (seen.get(st.target.name) ?? true) && ok);
+  }
+  return new Set([...seen].filter(([, ok]) => ok).map(([name]) => name));
+}
+
+/** `ALLOWED.get(key, default)` on a dict of constants is `ALLOWED[key] if key in ALLOWED else default`: one of its values. */
+function dictGet(e: Call, dicts: ReadonlySet<string>): Expr | undefined {
+  const [key, fallback] = e.args;
+  if (e.receiver?.k !== "var" || !dicts.has(e.receiver.name) || !key || e.args.length > 2 || e.kwargs) return undefined;
+  const { receiver, loc } = e;
+  return {
+    k: "cond",
+    test: { k: "binary", op: "in", left: key, right: receiver, loc },
+    then: { k: "index", object: receiver, index: key, loc },
+    else: fallback ?? { k: "const", value: null, loc },
+    loc,
+  };
+}
+
+/**
+ * Rewrites, in place, the request reads with a numeric `type=`, the operands of numeric `%`
+ * conversions, and `.get` on dicts of constants (the function's own or the module's).
+ */
+export function explicitConversions(body: Stmt[], moduleBody: readonly Stmt[] = []): void {
+  const dicts = new Set([...constantDicts(moduleBody), ...constantDicts(body)]);
   forEachExpr(body, (e) => {
+    const lookup = e.k === "call" && e.callee === "get" ? dictGet(e, dicts) : undefined;
+    if (lookup) {
+      for (const k of Object.keys(e)) delete (e as Record<string, unknown>)[k];
+      Object.assign(e, lookup);
+      return;
+    }
     if (e.k === "call" && e.callee === "get" && e.receiver && e.kwargs?.type) {
       const t = e.kwargs.type;
       const name = t.k === "var" ? t.name : t.k === "field" ? t.path : undefined;
       if (name && NUMERIC_CONVERTER.test(name)) {
-        const inner: Call = { ...e };
+        // The read itself, without `type=` (the rewritten node is walked again).
+        const inner: Call = { ...e, kwargs: undefined };
+        delete inner.kwargs;
         Object.assign(e, asInt(inner));
         delete (e as Partial<Call>).kwargs;
       }

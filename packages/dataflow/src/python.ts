@@ -44,6 +44,7 @@ export function lowerPython(file: string, source: string): ModuleIR {
   const module: FunctionIR = { name: "<module>", cls: null, params: [], body: [], loc: locOf(root) };
   lowering.functions.push(module);
   module.body = lowering.block(root);
+  for (const fn of lowering.functions) explicitConversions(fn.body, fn === module ? [] : module.body);
   markCaptures(lowering.functions);
   const record: Record<string, string> = {};
   for (const [name, target] of imports) setOwn(record, name, target);
@@ -435,7 +436,6 @@ class PyLowering {
     fn.body = [...scalarConversions(scalarRouteParams(route), fn.loc), ...this.block(node.field("body"))];
     flaskViewReturns(fn, decorators, this.imports);
     tornadoHandlerCalls(fn, cls);
-    explicitConversions(fn.body);
   }
 
   /** Enum classes defined so far in the module (`class Color(str, Enum)`). */
