@@ -263,6 +263,13 @@ function checkFreemarker(text: string, push: Push): void {
 const URL_BUILDER =
   /^\s*(?:url_for|url|static|asset|path|route|reverse|uri|link_to|\w+_url|\w+_path)\s*\(|^\s*\w+\s*\.\s*get_absolute_url\b/;
 const URL_ATTR = /^(?:href|action|formaction|xlink:href)$/i;
+/** The request's own location (a path or http URL, never javascript:). */
+const OWN_URL = /\brequest\s*\.\s*(?:path|uri|url|full_path|path_info|base_url|host_url|url_root|build_absolute_uri)\b/;
+/** Names of values a user or the request chooses as a link target. */
+const USER_URL = /\b(?:website|homepage|home_page|redirect\w*|next|return_?to|return_?url|returnTo|returnUrl|callback\w*|target_?url)\b/i;
+
+/** A value at the start of a URL attribute: reported when a user or the request chooses it. */
+const userChosenUrl = (expr: string): boolean => !OWN_URL.test(expr) && (confidenceOf(expr) === "HIGH" || USER_URL.test(valueOf(expr)));
 
 /** Interpolations (matched by `interp`, group 1 the expression) in handler and URL attributes. */
 function checkAttributes(text: string, interp: RegExp, push: Push): void {
@@ -276,7 +283,7 @@ function checkAttributes(text: string, interp: RegExp, push: Push): void {
       if (!dynamic(expr) || URL_BUILDER.test(expr)) continue;
       const atStart = value.slice(0, m.index).trim() === "";
       const scriptUrl = /^\s*javascript:/i.test(value);
-      if (URL_ATTR.test(name) && !atStart && !scriptUrl) continue;
+      if (URL_ATTR.test(name) && !scriptUrl && !(atStart && userChosenUrl(expr))) continue;
       push(CHECKS.attrContext, valueStart + m.index, expr, "MEDIUM");
       break;
     }

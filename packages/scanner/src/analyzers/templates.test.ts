@@ -82,7 +82,7 @@ describe("Handlebars and Mustache", () => {
       "<p>{{{comment.text}}}</p>",
       "<p>{{& bio}}</p>",
       "<button onclick=\"go('{{id}}')\">x</button>",
-      '<a href="{{link}}">l</a>',
+      '<a href="{{user.homepage}}">l</a>',
     );
     expect(found(await scan({ "views/c.hbs": hbs, "views/d.mustache": "<p>{{{ input }}}</p>\n" }))).toEqual([
       ["views/c.hbs", 1, "templates.tpl-handlebars-unescaped", "CWE-79", "HIGH"],
@@ -98,6 +98,7 @@ describe("Handlebars and Mustache", () => {
       "<p>{{comment.text}}</p>",
       "<main>{{{body}}}</main>",
       '<a href="/users/{{id}}">u</a>',
+      '<a href="{{next_page_url}}">more</a>',
       "{{!-- {{{comment.text}}} --}}",
       "{{{{raw}}}} {{{x}}} {{{{/raw}}}}",
     );
@@ -136,6 +137,7 @@ describe("Jinja2, Django, Nunjucks and Twig", () => {
       "{% autoescape true %}<div>{{ note.html }}</div>{% endautoescape %}",
       "{% autoescape off %}{{ note.html|escape }}{{ 'x' }}{% endautoescape %}",
       "<a href=\"{{ url_for('index') }}\">home</a>",
+      '<form action="{{ request.path }}"><a href="{{ page.next_url }}">n</a></form>',
       '<a href="/u/{{ user.id }}">me</a>',
       "{# {{ request.args.q|safe }} #}",
       "{% endblock %}",

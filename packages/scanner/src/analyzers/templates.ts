@@ -19,7 +19,7 @@ import { AnalyzerOutputLimitError, AnalyzerTimeoutError, type Analyzer, type Ana
 
 export const TEMPLATES_ANALYZER = "templates";
 /** Bump when checks change: part of the cache key. */
-export const TEMPLATES_ANALYZER_VERSION = "1";
+export const TEMPLATES_ANALYZER_VERSION = "2";
 const MAX_TEMPLATE_BYTES = 1024 * 1024;
 
 export function templatesAnalyzer(): Analyzer {
