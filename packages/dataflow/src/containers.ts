@@ -313,3 +313,10 @@ export function withLoose(entry: Value, loose: readonly Fact[] | undefined): Val
   void _k;
   return { ...rest, facts: mergeFacts(entry.facts, loose) };
 }
+
+/** `sb.append(a).append(b)`, `set.add(a).add(b)`: a mutator that returns its receiver mutates the chain's first receiver. */
+export function chainRoot(receiver: Expr, mutators: readonly string[]): Expr {
+  let r = receiver;
+  while (r.k === "call" && r.receiver && mutators.includes(r.callee)) r = r.receiver;
+  return r;
+}

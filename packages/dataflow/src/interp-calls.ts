@@ -19,7 +19,7 @@ import type { FnRef } from "./program";
 import type { CallPattern, LanguageSpec, SinkRule } from "./spec";
 import type { Shared, SinkSummary } from "./summary";
 import { constOf, truthyConst, type Env } from "./fold";
-import { sectionKey, setterEntry, withLoose } from "./containers";
+import { chainRoot, sectionKey, setterEntry, withLoose } from "./containers";
 import { constant, EMPTY, mergeFacts, sanitized, appendSteps, join, type Fact, type Value } from "./values";
 import { declaredTypes, javaTargets, staticImport, staticType, typeTexts, type TypeScope } from "./java-resolve";
 import { simpleOf } from "./class-index";
@@ -183,7 +183,7 @@ export abstract class CallInterpreter {
       // A constant key: the entry is replaced, tainted or not.
       this.storeInto(e.receiver, put.key, { ...put.value }, env);
     } else if (e.receiver && this.spec.mutators.includes(e.callee) && argFacts.length) {
-      this.storeInto(e.receiver, null, { facts: argFacts }, env);
+      this.storeInto(chainRoot(e.receiver, this.spec.mutators), null, { facts: argFacts }, env);
     }
     if (receiver && ["get", "getOrDefault", "getProperty", "pop", "remove", "getAttribute"].includes(e.callee) && receiver.keys?.size) {
       const section = e.callee === "get" && args.length === 2 ? sectionKey(args[0]!, args[1]!) : undefined;

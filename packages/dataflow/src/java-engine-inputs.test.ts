@@ -295,3 +295,22 @@ twins("sanitizers by API", [
     expect: { rule: "java-taint-xss", cwe: "CWE-79" },
   },
 ]);
+
+twins("builder chains", [
+  {
+    name: "the input appended second in a chain taints the builder",
+    vuln: inServlet(`
+      String host = request.getParameter("host");
+      StringBuilder cmd = new StringBuilder();
+      cmd.append("ping -c 1 ").append(host);
+      Runtime.getRuntime().exec(cmd.toString()); // SINK
+    `),
+    safe: inServlet(`
+      String host = request.getParameter("host");
+      StringBuilder cmd = new StringBuilder();
+      cmd.append("ping -c 1 ").append("localhost");
+      Runtime.getRuntime().exec(cmd.toString()); // SINK
+    `),
+    expect: { rule: "java-taint-command", cwe: "CWE-78" },
+  },
+]);
