@@ -4,7 +4,8 @@
  * are output (XSS), `<c:out>` escapes unless escapeXml="false", other tag libraries' attributes
  * are arguments (`<c:if test>`, `<c:set value>` — the latter taints the variable it sets).
  */
-import type { Level, Severity } from "@ax/contracts";
+import type { Level } from "@ax/contracts";
+import { textCheck, type TextCheck, type TextHit } from "./text-analyzer";
 import { parseJsp, type CodePart, type ElPart, type TagContext } from "./jsp-parse";
 import {
   assignmentsIn,
@@ -18,30 +19,7 @@ import {
   type Taint,
 } from "./jsp-taint";
 
-export interface JspCheck {
-  id: string;
-  cwe: string;
-  title: string;
-  severity: Severity;
-  remediation: string;
-}
-
-export interface JspHit {
-  check: JspCheck;
-  /** Offset in the page where the reported expression or call starts. */
-  offset: number;
-  confidence: Level;
-  /** The expression or call, for the message and the fingerprint. */
-  text: string;
-}
-
-const check = (id: string, cwe: string, title: string, severity: Severity, remediation: string): JspCheck => ({
-  id,
-  cwe,
-  title,
-  severity,
-  remediation,
-});
+const check = textCheck;
 
 const ENCODE = 'Encode the value for its context (<c:out value="…"/>, fn:escapeXml, or ESAPI/OWASP Encoder in scriptlets).';
 export const CHECKS = {
@@ -143,7 +121,7 @@ export const CHECKS = {
 } as const;
 
 /** Scriptlet calls whose arguments are checked for request data, and what they are. */
-const CODE_SINKS: { call: RegExp; check: JspCheck }[] = [
+const CODE_SINKS: { call: RegExp; check: TextCheck }[] = [
   { call: /(?<![\w.])out\s*\.\s*(?:print|println|write|append|printf|format)\s*\(/g, check: CHECKS.xssScriptlet },
   {
     call: /\b(?:response\s*\.\s*getWriter|pageContext\s*\.\s*getOut)\s*\(\s*\)\s*\.\s*(?:print|println|write|append)\s*\(/g,
@@ -184,9 +162,9 @@ const EL_IGNORED = /<%@\s*page\b[^%]*\bisELIgnored\s*=\s*["']true["']|<jsp:direc
 const level = (t: Taint): Level => (t === 2 ? "HIGH" : "MEDIUM");
 
 /** Every finding of one page. */
-export function checkPage(text: string): JspHit[] {
+export function checkPage(text: string): TextHit[] {
   const page = parseJsp(text);
-  const hits: JspHit[] = [];
+  const hits: TextHit[] = [];
   const vars = new Map<string, Taint>();
   const elNames = new Map<string, Taint>();
   // Scriptlet locals holding fixed text, and EL names a <c:set value="fixed"> binds.
@@ -210,7 +188,7 @@ function fixedBinding(name: string, text: string): string[] {
   return v && value && !/[$#]\{|<%/.test(value) ? [v] : [];
 }
 
-function checkCode(part: CodePart, vars: Map<string, Taint>, constants: Set<string>, elNames: Map<string, Taint>, hits: JspHit[]): void {
+function checkCode(part: CodePart, vars: Map<string, Taint>, constants: Set<string>, elNames: Map<string, Taint>, hits: TextHit[]): void {
   const code = part.code;
   const events: { offset: number; run: () => void }[] = [];
   for (const a of assignmentsIn(code)) {
@@ -256,7 +234,7 @@ function checkCode(part: CodePart, vars: Map<string, Taint>, constants: Set<stri
   }
 }
 
-function sinkCall(part: CodePart, at: number, open: number, c: JspCheck, vars: Map<string, Taint>, hits: JspHit[]): void {
+function sinkCall(part: CodePart, at: number, open: number, c: TextCheck, vars: Map<string, Taint>, hits: TextHit[]): void {
   const end = closingParen(part.code, open);
   if (end < 0) return;
   const args = part.code.slice(open + 1, end - 1);
@@ -275,7 +253,7 @@ const BINDING_ATTRIBUTE: Readonly<Record<string, string>> = {
 };
 
 /** Tag arguments where any non-constant value counts (weakly): the tag includes, evaluates or writes it raw. */
-const DYNAMIC_COUNTS: ReadonlySet<JspCheck> = new Set([CHECKS.include, CHECKS.elInjection, CHECKS.xssCOut]);
+const DYNAMIC_COUNTS: ReadonlySet<TextCheck> = new Set([CHECKS.include, CHECKS.elInjection, CHECKS.xssCOut]);
 
 /** A tag body that is not output as is: `<c:set var="x">…</c:set>` binds x; escaping tags' bodies are escaped. */
 interface TagBody {
@@ -284,7 +262,7 @@ interface TagBody {
   /** The variable the body is assigned to, or null when the body is written escaped. */
   bind: string | null;
   /** Where the body goes instead of the page: `<sql:query>…</sql:query>` is SQL text. */
-  check?: JspCheck;
+  check?: TextCheck;
 }
 
 /** escapeXml="false" or escapeXml="${false}". */
@@ -312,7 +290,7 @@ function tagBodies(text: string): TagBody[] {
 }
 
 /** What writing a value in this tag context means: output, an include, a redirect, or nothing. */
-function contextCheck(tag: TagContext | null, xss: JspCheck): JspCheck | null {
+function contextCheck(tag: TagContext | null, xss: TextCheck): TextCheck | null {
   if (!tag) return xss;
   const name = tag.name.toLowerCase();
   if (!name.includes(":")) return xss;
@@ -331,7 +309,7 @@ function contextCheck(tag: TagContext | null, xss: JspCheck): JspCheck | null {
   return null;
 }
 
-function checkExpression(part: CodePart, vars: Map<string, Taint>, constants: ReadonlySet<string>, hits: JspHit[]): void {
+function checkExpression(part: CodePart, vars: Map<string, Taint>, constants: ReadonlySet<string>, hits: TextHit[]): void {
   const c = contextCheck(part.tag, CHECKS.xssExpression);
   if (!c) return;
   let t = javaTaint(part.code, vars);
@@ -348,7 +326,7 @@ function checkEl(
   parts: ElPart[],
   el: { names: Map<string, Taint>; constants: ReadonlySet<string> },
   bodies: TagBody[],
-  hits: JspHit[],
+  hits: TextHit[],
 ): void {
   const names = el.names;
   const bodyTaint = new Map<TagBody, Taint>();

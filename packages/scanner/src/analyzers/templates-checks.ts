@@ -7,34 +7,13 @@
  * an href/action, javascript: URLs). Constants and values the template itself escapes or
  * sanitizes are not reported (templates-expr.ts).
  */
-import type { Level, Severity } from "@ax/contracts";
+import type { Level } from "@ax/contracts";
+import { textCheck, type TextCheck, type TextHit } from "./text-analyzer";
 import { blank, confidenceOf, filtersOf, isLiteral, isSanitized, valueOf } from "./templates-expr";
 
 export type Engine = "vue" | "svelte" | "ejs" | "handlebars" | "jinja" | "twig" | "thymeleaf" | "freemarker";
 
-export interface TemplateCheck {
-  id: string;
-  cwe: string;
-  title: string;
-  severity: Severity;
-  remediation: string;
-}
-
-export interface TemplateHit {
-  check: TemplateCheck;
-  /** Offset in the file where the reported expression starts. */
-  offset: number;
-  confidence: Level;
-  text: string;
-}
-
-const check = (id: string, cwe: string, title: string, severity: Severity, remediation: string): TemplateCheck => ({
-  id,
-  cwe,
-  title,
-  severity,
-  remediation,
-});
+const check = textCheck;
 
 const ESCAPED = "Output the value with the engine's escaping interpolation";
 export const CHECKS = {
@@ -129,11 +108,11 @@ export function engineOf(file: string, text: string): Engine[] {
   return engines;
 }
 
-type Push = (check: TemplateCheck, offset: number, expr: string, confidence?: Level) => void;
+type Push = (check: TextCheck, offset: number, expr: string, confidence?: Level) => void;
 
 /** Every hit in one template's text. */
-export function checkTemplate(file: string, text: string): TemplateHit[] {
-  const hits: TemplateHit[] = [];
+export function checkTemplate(file: string, text: string): TextHit[] {
+  const hits: TextHit[] = [];
   const push: Push = (c, offset, expr, confidence) =>
     hits.push({ check: c, offset, confidence: confidence ?? confidenceOf(expr), text: expr.trim() });
   for (const engine of engineOf(file, text)) ENGINE_CHECKS[engine](text, push, file);
