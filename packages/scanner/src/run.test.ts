@@ -263,6 +263,32 @@ it("runs two analyzers of the sequence at a time, a third after one ends, and ke
   expect(c0).toBeGreaterThanOrEqual(Math.min(a1, b1) - 5);
 });
 
+it("gives the sequence's tools one thread less while a concurrent analyzer has files, and all of them otherwise", async () => {
+  const dir = join(root, "threads-dir");
+  makeRepo(root, "threads-dir", { "a.js": "eval(1);\n" });
+  const seen = new Map<string, number | undefined>();
+  const probe = (name: string, languages: Analyzer["languages"], concurrent = false): Analyzer => ({
+    name,
+    languages,
+    cacheable: false,
+    concurrent,
+    version: async () => "1.0",
+    run: async (ctx) => {
+      seen.set(name, ctx.threads);
+      return [];
+    },
+  });
+  const scan = (analyzers: Analyzer[]) => runAnalyzers({ dir, timeoutMs: 10_000, maxOutputBytes: 1024, analyzers, threads: 4 });
+  await scan([probe("thread", ["javascript"], true), probe("tool", "*")]);
+  expect(seen.get("tool")).toBe(3);
+  expect(seen.get("thread")).toBe(4);
+  // A concurrent analyzer with no files of its languages leaves every thread to the tools.
+  await scan([probe("thread", ["python"], true), probe("tool", "*")]);
+  expect(seen.get("tool")).toBe(4);
+  await scan([probe("tool", "*")]);
+  expect(seen.get("tool")).toBe(4);
+});
+
 it("runs the default registry whether or not the @ax/rules pack is installed yet", async () => {
   const dir = join(root, "default-dir");
   makeRepo(root, "default-dir", { "a.js": "const x = 1;\n" });

@@ -5,7 +5,7 @@
  * tool doesn't cost the scan the others' findings. Only cancellation stops the loop.
  */
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AnalyzerRun, NormalizedFinding } from "@ax/contracts";
 import { defaultAnalyzers } from "./analyzers/registry";
@@ -101,6 +101,17 @@ export async function runAnalyzers(opts: RunAnalyzersOptions): Promise<RunAnalyz
  */
 const SEQUENCE_LANES = 2;
 
+/**
+ * Threads for the tools of the sequence: all the scan may use, less one core while a
+ * concurrent analyzer (the dataflow thread, single-threaded and the longest run of a first
+ * scan) has files to analyse, so that it is not slowed by tools that finish sooner anyway.
+ */
+function sequenceThreads(threads: number | undefined, analyzers: readonly Analyzer[], selection: Selection): number | undefined {
+  const busy = analyzers.some((a) => a.concurrent && filesFor(selection, a.languages).length > 0);
+  if (!busy) return threads;
+  return Math.max(1, (threads && threads > 0 ? threads : availableParallelism()) - 1);
+}
+
 async function analyze(opts: RunAnalyzersOptions, analyzers: Analyzer[]): Promise<RunAnalyzersResult> {
   const selection = await selectFiles(opts.dir);
   const runs: AnalyzerRun[] = [];
@@ -109,10 +120,12 @@ async function analyze(opts: RunAnalyzersOptions, analyzers: Analyzer[]): Promis
   const notes: AnalyzerNotes = {};
   try {
     let done = 0;
+    const threads = sequenceThreads(opts.threads, analyzers, selection);
     const start = async (analyzer: Analyzer) => {
       const scratchDir = await mkdtemp(join(scratchRoot, "run-"));
       const files = filesFor(selection, analyzer.languages);
-      const outcome = await runOne(analyzer, { ...opts, languages: selection.languages, scratchDir, files, notes });
+      const own = analyzer.concurrent ? {} : { threads };
+      const outcome = await runOne(analyzer, { ...opts, ...own, languages: selection.languages, scratchDir, files, notes });
       opts.onProgress?.(Math.round((++done / analyzers.length) * 100));
       return outcome;
     };
