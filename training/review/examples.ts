@@ -2,9 +2,28 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { gunzipSync } from "node:zlib";
+import type { FindingFacts } from "@ax/ai/review";
+
+/**
+ * Where an example comes from. Juliet, CASTLE, the peer-labelled sources and our own labelled
+ * applications and handler twins; `feedback` for users' votes. Leave-one-source-out evaluation
+ * (ai:eval) holds out one of these at a time.
+ */
+export type ExampleSource =
+  | "juliet-java"
+  | "juliet-c"
+  | "castle"
+  | "sonar-java"
+  | "sonar-python"
+  | "sonarjs"
+  | "bandit"
+  | "findsecbugs"
+  | "own-apps"
+  | "own-twins"
+  | "feedback";
 
 export interface LabeledExample {
-  source: "juliet-java" | "juliet-c" | "castle" | "feedback";
+  source: ExampleSource;
   /** Split unit: examples of one group always land on the same side. */
   group: string;
   /** 1 = true positive, 0 = false positive. */
@@ -14,7 +33,10 @@ export interface LabeledExample {
   line: number;
   analyzer: string;
   rule_id: string;
+  /** What the review reads: the enclosing function with its callers and callees, label-revealing comments removed. */
   code: string;
+  /** The finding as the scanner reported it (confidence, dataflow verdict and trace, snippet): the evidence is read from it. */
+  facts?: FindingFacts;
 }
 
 export type Split = "train" | "calibration" | "test";

@@ -9,6 +9,8 @@ export interface AiLabel {
   class: string;
   confidence: number;
   model: string;
+  /** The evidence that weighed most, in words (labels kept before reasons existed have none). */
+  reasons?: string[];
 }
 
 /**

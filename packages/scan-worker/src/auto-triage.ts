@@ -1,7 +1,8 @@
 /**
  * Auto-triage: the review model labels every finding of a scan with its class, calibrated
- * confidence and model version, from the same input the model was trained on (reviewCode:
- * the enclosing function with its callers and callees from the same directory). The label
+ * confidence, model version and reasons, from the same input the model was trained on
+ * (reviewCode: the enclosing function with its callers and callees from the same directory,
+ * and the finding's evidence: its dataflow verdict and trace, evidence.ts). The label
  * goes to its own columns; a reviewer's status is never touched. Offline, in process.
  * Labels are kept in the project's analysis cache (per finding, and per commit for a
  * rescan that does not clone), so that unchanged findings are not labelled again.
@@ -9,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { dirname } from "node:path";
 import type { NormalizedFinding } from "@ax/contracts";
-import { RelatedIndex, fsSourceReader, reviewCode, type ReviewModel } from "@ax/ai/review";
+import { RelatedIndex, evidenceOf, fsSourceReader, reviewCode, type ReviewModel } from "@ax/ai/review";
 import type { AiLabel, PgAnalysisCache } from "@ax/db";
 
 export type { AiLabel } from "@ax/db";
@@ -30,8 +31,8 @@ export async function labelFindings(
     signal?.throwIfAborted();
     if (labels.has(f.fingerprint)) continue;
     const code = (await reviewCode(related, f.file, f.start_line, f.end_line)) || f.snippet;
-    const verdict = model.review({ code, cwe_id: f.cwe_id, file: f.file });
-    labels.set(f.fingerprint, { class: verdict.class, confidence: verdict.confidence, model: verdict.model });
+    const verdict = model.review({ code, cwe_id: f.cwe_id, file: f.file, evidence: evidenceOf(f, code) });
+    labels.set(f.fingerprint, { class: verdict.class, confidence: verdict.confidence, model: verdict.model, reasons: verdict.reasons });
   }
   return labels;
 }

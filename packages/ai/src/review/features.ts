@@ -14,12 +14,17 @@
  * inference, so a real `badInput` variable only loses its name, not its meaning.
  */
 
-export const FEATURE_SCHEME = 1;
+import { evidenceFeatures, type Evidence } from "./evidence";
+
+/** 2: the scanner's evidence (evidence.ts) and the rule's measured precision next to the code tokens. */
+export const FEATURE_SCHEME = 2;
 
 export interface ReviewInput {
   code: string;
   cwe_id?: string | null;
   file?: string | null;
+  /** What the scanner knows about the finding; absent for a bare snippet nobody analysed. */
+  evidence?: Evidence | null;
 }
 
 export type SparseVector = Map<number, number>;
@@ -102,10 +107,15 @@ const FAMILIES: readonly [string, readonly number[]][] = [
   ["resource", [400, 401, 404, 459, 770, 772, 775, 789]],
 ];
 
-function family(cwe: number | null): string {
+export function family(cwe: number | null): string {
   if (cwe === null) return "none";
   for (const [name, members] of FAMILIES) if (members.includes(cwe)) return name;
   return "other";
+}
+
+/** The weight index of a named feature in a model of `dims` weights. */
+export function featureIndex(name: string, dims: number): number {
+  return hash(name) % dims;
 }
 
 /** FNV-1a, 32 bit. */
@@ -118,8 +128,26 @@ function hash(s: string): number {
   return h >>> 0;
 }
 
+/**
+ * The evidence block: each piece of evidence by itself and crossed with the weakness family
+ * (a bound parameter means something for SQL and nothing for a weak hash), unnormalized so
+ * that a long function's many tokens do not drown it. `extra` adds real-valued features the
+ * model computes (the rule's measured precision).
+ */
+export function evidenceBlock(input: ReviewInput, extra: readonly (readonly [string, number])[] = []): [string, number][] {
+  const out: [string, number][] = [...extra.map(([n, v]) => [n, v] as [string, number])];
+  const ev = input.evidence;
+  if (!ev) return [["ev:none", 1], ...out];
+  const fam = family(cweNumber(input.cwe_id));
+  for (const { name } of evidenceFeatures(ev)) {
+    out.push([name, 1]);
+    out.push([`${name}|${fam}`, 1]);
+  }
+  return out;
+}
+
 /** The hashed feature vector of an input, for a model with `dims` weights. */
-export function featurize(input: ReviewInput, dims: number): SparseVector {
+export function featurize(input: ReviewInput, dims: number, extra: readonly (readonly [string, number])[] = []): SparseVector {
   const file = input.file ?? "";
   const cwe = cweNumber(input.cwe_id);
   const fam = family(cwe);
@@ -158,5 +186,9 @@ export function featurize(input: ReviewInput, dims: number): SparseVector {
   }
   const norm = Math.sqrt([...vec.values()].reduce((s, v) => s + v * v, 0)) || 1;
   for (const [i, v] of vec) vec.set(i, v / norm);
+  for (const [name, v] of evidenceBlock(input, extra)) {
+    const i = hash(name) % dims;
+    vec.set(i, (vec.get(i) ?? 0) + v);
+  }
   return vec;
 }

@@ -18,3 +18,15 @@ export { voteToExample, type FeedbackExample, type ReviewVote } from "../feedbac
 export { reviewFinding, type CombinedVerdict, type ReviewInputWithLine, type ReviewServerOptions } from "./combine";
 export { RelatedIndex, reviewCode, type RelatedOptions, type SourceReader } from "./related";
 export { fsSourceReader } from "./fs-reader";
+export {
+  evidenceOf,
+  evidenceFeatures,
+  fileRole,
+  codeKind,
+  languageOf,
+  constantArguments,
+  type Evidence,
+  type FindingFacts,
+  type FileRole,
+  type CodeKind,
+} from "./evidence";

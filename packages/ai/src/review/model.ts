@@ -8,7 +8,8 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FEATURE_SCHEME, featurize, type ReviewInput, type SparseVector } from "./features";
+import { evidenceFeatures } from "./evidence";
+import { FEATURE_SCHEME, cweNumber, family, featureIndex, featurize, type ReviewInput, type SparseVector } from "./features";
 
 export const REVIEW_CLASSES = ["TRUE_POSITIVE", "FALSE_POSITIVE"] as const;
 export type ReviewClass = (typeof REVIEW_CLASSES)[number];
@@ -25,6 +26,12 @@ export interface ReviewModelArtifact {
   calibration: { a: number; b: number };
   /** p(TRUE_POSITIVE) below this → FALSE_POSITIVE. */
   threshold: number;
+  /**
+   * The rules' measured record on the training data: `language|analyzer:rule` (and
+   * `language|family` as the fallback) → [true positives, false positives]. The model reads
+   * it as one real-valued feature, the smoothed log-odds of the rule being right.
+   */
+  rulePriors?: Record<string, [number, number]>;
   /** What it was trained on, for the record (counts, data digest, hyper-parameters). */
   training: Record<string, unknown>;
 }
@@ -36,6 +43,35 @@ export interface ReviewVerdict {
   /** Calibrated probability that the finding is a true positive. */
   pTrue: number;
   model: string;
+  /** The two or three pieces of evidence that weighed most toward `class`, in words. */
+  reasons: string[];
+}
+
+/** One piece of evidence and how much it moved the score (positive: toward TRUE_POSITIVE). */
+export interface Contribution {
+  name: string;
+  words: string;
+  weight: number;
+}
+
+export const PRIOR_FEATURE = "prior:rule";
+/** Pseudo-counts pulling a rule's record toward its fallback's rate. */
+const PRIOR_STRENGTH = 4;
+
+/** The rule's smoothed log-odds of being right, and the record it came from. */
+export function rulePrior(
+  priors: Readonly<Record<string, [number, number]>> | undefined,
+  input: ReviewInput,
+): { value: number; key: string; tp: number; fp: number } | null {
+  const ev = input.evidence;
+  if (!priors || !ev) return null;
+  const fam = family(cweNumber(input.cwe_id));
+  const base = priors[`${ev.language}|${fam}`] ?? priors["*"] ?? [1, 1];
+  const rate = (base[0] + 1) / (base[0] + base[1] + 2);
+  const own = priors[`${ev.language}|${ev.rule}`];
+  const [tp, fp] = own ?? [0, 0];
+  const p = (tp + PRIOR_STRENGTH * rate) / (tp + fp + PRIOR_STRENGTH);
+  return { value: Math.log(p / (1 - p)), key: own ? ev.rule : `${ev.language} ${fam}`, tp, fp };
 }
 
 export const DEFAULT_MODEL_PATH = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "model", "review-model.json");
@@ -72,8 +108,36 @@ export class ReviewModel {
     return s;
   }
 
+  /** The real-valued features the model adds to the hashed ones (the rule's record). */
+  extra(input: ReviewInput): [string, number][] {
+    const prior = rulePrior(this.artifact.rulePriors, input);
+    return prior ? [[PRIOR_FEATURE, prior.value]] : [];
+  }
+
   probability(input: ReviewInput): number {
-    return calibrate(this.score(featurize(input, this.artifact.dims)), this.artifact.calibration);
+    return calibrate(this.score(featurize(input, this.artifact.dims, this.extra(input))), this.artifact.calibration);
+  }
+
+  /** How much each piece of named evidence moved the score, strongest first. */
+  contributions(input: ReviewInput): Contribution[] {
+    const out: Contribution[] = [];
+    const dims = this.artifact.dims;
+    const w = (name: string): number => this.w[featureIndex(name, dims)] ?? 0;
+    const ev = input.evidence;
+    if (ev) {
+      const fam = family(cweNumber(input.cwe_id));
+      for (const { name, words } of evidenceFeatures(ev)) out.push({ name, words, weight: w(name) + w(`${name}|${fam}`) });
+    }
+    const prior = rulePrior(this.artifact.rulePriors, input);
+    if (prior) {
+      const seen = prior.tp + prior.fp;
+      const words =
+        seen > 0
+          ? `${prior.key} was right in ${prior.tp} of ${seen} labelled findings of the training data`
+          : `findings like this (${prior.key}) are right ${Math.round(100 / (1 + Math.exp(-prior.value)))}% of the time in the training data`;
+      out.push({ name: PRIOR_FEATURE, words, weight: w(PRIOR_FEATURE) * prior.value });
+    }
+    return out.sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight));
   }
 
   review(input: ReviewInput): ReviewVerdict {
@@ -84,8 +148,17 @@ export class ReviewModel {
       confidence: round(cls === "TRUE_POSITIVE" ? pTrue : 1 - pTrue),
       pTrue: round(pTrue),
       model: this.artifact.version,
+      reasons: reasonsFor(this.contributions(input), cls),
     };
   }
+}
+
+/** The strongest two or three contributions that pushed toward the class, in words. */
+export function reasonsFor(contributions: readonly Contribution[], cls: ReviewClass): string[] {
+  const sign = cls === "TRUE_POSITIVE" ? 1 : -1;
+  const toward = contributions.filter((c) => c.weight * sign > 0.05);
+  const words = [...new Set(toward.map((c) => c.words))].slice(0, 3);
+  return words.length ? words : ["the code resembles findings of this kind in the training data"];
 }
 
 export function calibrate(score: number, c: { a: number; b: number }): number {
