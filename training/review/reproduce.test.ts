@@ -2,52 +2,67 @@
 // gives the artifact byte for byte (npm run ai:train), so no one can ship weights that the
 // training script and data in the repository do not produce.
 import { readFileSync } from "node:fs";
-import { DEFAULT_MODEL_PATH } from "@ax/ai/review";
+import { DEFAULT_MODEL_PATH, type ReviewModelArtifact } from "@ax/ai/review";
 import { DEFAULT_EXAMPLES } from "./derive";
-import { loadExamples, splitOf } from "./examples";
-import { trainArtifact } from "./train";
+import { dedupKey } from "./dedup";
+import { loadExamples, type LabeledExample } from "./examples";
+import { HELD_OUT_SOURCES, capped, priorTable, thresholdFor, trainArtifact, vectorOf } from "./train";
 
-it("retrains the committed artifact exactly", async () => {
+it("retrains the committed artifact exactly, never on the held-out source", async () => {
   const examples = await loadExamples(DEFAULT_EXAMPLES);
   const artifact = trainArtifact(examples);
   expect(`${JSON.stringify(artifact, null, 1)}\n`).toBe(readFileSync(DEFAULT_MODEL_PATH, "utf8"));
-}, 120_000);
+  const shipped = JSON.parse(readFileSync(DEFAULT_MODEL_PATH, "utf8")) as ReviewModelArtifact;
+  const sources = shipped.training.sources as string[];
+  for (const held of HELD_OUT_SOURCES) expect(sources).not.toContain(held);
+}, 600_000);
 
-it("never splits a test case family", async () => {
-  const examples = await loadExamples(DEFAULT_EXAMPLES);
-  const sides = new Map<string, Set<string>>();
-  for (const e of examples) sides.set(e.group, (sides.get(e.group) ?? new Set()).add(splitOf(e.group)));
-  expect([...sides.values()].every((s) => s.size === 1)).toBe(true);
-  const test = examples.filter((e) => splitOf(e.group) === "test");
-  expect(test.length / examples.length).toBeGreaterThan(0.1);
-  expect(test.some((e) => e.label === 0) && test.some((e) => e.label === 1)).toBe(true);
+const example = (over: Partial<LabeledExample>): LabeledExample => ({
+  source: "own-twins",
+  group: "g",
+  label: 1,
+  cwe_id: "CWE-89",
+  file: "app/users.py",
+  line: 3,
+  analyzer: "semgrep",
+  rule_id: "py-sqli",
+  code: 'def f(request):\n    cur.execute("SELECT * FROM u WHERE id=" + request.args["id"])\n',
+  facts: { analyzer: "semgrep", rule_id: "py-sqli", cwe_id: "CWE-89", file: "app/users.py", start_line: 2, dataflow: null },
+  ...over,
 });
 
-it("adds reviewers' votes (ax admin export-feedback) to the training data", async () => {
-  const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
-  const { join } = await import("node:path");
-  const { tmpdir } = await import("node:os");
-  const { allExamples } = await import("./train");
-  const dir = mkdtempSync(join(tmpdir(), "ax-votes-"));
-  try {
-    const votes = join(dir, "votes.jsonl");
-    const vote = {
-      source: "feedback",
-      group: "feedback/r1",
-      label: 0,
-      cwe_id: "CWE-89",
-      file: "a.java",
-      line: 3,
-      analyzer: "review-api",
-      rule_id: "",
-      code: "q()",
-    };
-    writeFileSync(votes, `${JSON.stringify(vote)}\n`);
-    const base = await loadExamples(DEFAULT_EXAMPLES);
-    const merged = await allExamples(DEFAULT_EXAMPLES, votes);
-    expect(merged.length).toBe(base.length + 1);
-    expect(merged.at(-1)).toMatchObject({ source: "feedback", label: 0, code: "q()" });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+it("counts each rule's record and leaves a training example's own label out of its prior", () => {
+  const rows = [example({ label: 1 }), example({ label: 1, group: "h" }), example({ label: 0, group: "i" })];
+  const priors = priorTable(rows);
+  expect(priors["python|semgrep:py-sqli"]).toEqual([2, 1]);
+  expect(priors["*"]).toEqual([2, 1]);
+  // The prior feature of the false positive, as a training example, sees only the two true positives.
+  const asTraining = vectorOf(rows[2] as LabeledExample, priors, false, true);
+  const asTest = vectorOf(rows[2] as LabeledExample, priors, false, false);
+  expect([...asTraining.x.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan([...asTest.x.values()].reduce((a, b) => a + b, 0));
+});
+
+it("chooses the threshold that dismisses at most the budget of true positives", () => {
+  const rows = [0.1, 0.2, 0.3, 0.9, 0.95].map((p) => ({ p, y: 1 as const }));
+  expect(thresholdFor([...rows, { p: 0.05, y: 0 }], 0.2)).toBe(0.2);
+  expect(thresholdFor(rows, 0)).toBe(0.1);
+  // Never above 0.5: a finding more likely true than not is never dismissed.
+  expect(thresholdFor([{ p: 0.9, y: 1 }], 0.5)).toBe(0.5);
+});
+
+it("samples a large source down by whole groups, deterministically", () => {
+  const many = Array.from({ length: 4000 }, (_, i) => example({ source: "juliet-java", group: `g${Math.floor(i / 4)}`, line: i % 4 }));
+  const a = capped(many);
+  expect(a.length).toBe(1500);
+  expect(
+    capped([...many].reverse())
+      .map((e) => `${e.group}:${e.line}`)
+      .sort(),
+  ).toEqual(a.map((e) => `${e.group}:${e.line}`).sort());
+});
+
+it("keys duplicates by code without comments or whitespace, and CWE", () => {
+  const a = { code: "x = f(y)  # note", cwe_id: "CWE-78", file: "a.py" };
+  expect(dedupKey(a)).toBe(dedupKey({ ...a, code: "x=f(y)" }));
+  expect(dedupKey(a)).not.toBe(dedupKey({ ...a, cwe_id: "CWE-89" }));
 });

@@ -147,7 +147,20 @@ export function evidenceBlock(input: ReviewInput, extra: readonly (readonly [str
 }
 
 /** The hashed feature vector of an input, for a model with `dims` weights. */
-export function featurize(input: ReviewInput, dims: number, extra: readonly (readonly [string, number])[] = []): SparseVector {
+export function featurize(
+  input: ReviewInput,
+  dims: number,
+  extra: readonly (readonly [string, number])[] = [],
+  opts: { tokens?: boolean } = {},
+): SparseVector {
+  if (opts.tokens === false) {
+    const vec: SparseVector = new Map();
+    for (const [name, v] of [...evidenceBlock(input, extra), [`cwe:${cweNumber(input.cwe_id) ?? "none"}`, 1] as [string, number]]) {
+      const i = hash(name) % dims;
+      vec.set(i, (vec.get(i) ?? 0) + v);
+    }
+    return vec;
+  }
   const file = input.file ?? "";
   const cwe = cweNumber(input.cwe_id);
   const fam = family(cwe);

@@ -1,6 +1,16 @@
 /** The review model alone (training scripts and the worker need nothing else of @ax/ai). */
 export { codeContext, type CodeContext } from "./context";
-export { featurize, tokens, stripComments, FEATURE_SCHEME, type ReviewInput, type SparseVector } from "./features";
+export {
+  featurize,
+  featureIndex,
+  family,
+  cweNumber,
+  tokens,
+  stripComments,
+  FEATURE_SCHEME,
+  type ReviewInput,
+  type SparseVector,
+} from "./features";
 export {
   ReviewModel,
   defaultReviewModel,
@@ -8,6 +18,10 @@ export {
   sigmoid,
   DEFAULT_MODEL_PATH,
   REVIEW_CLASSES,
+  PRIOR_FEATURE,
+  rulePrior,
+  reasonsFor,
+  type Contribution,
   type ReviewClass,
   type ReviewModelArtifact,
   type ReviewVerdict,
@@ -30,3 +44,25 @@ export {
   type FileRole,
   type CodeKind,
 } from "./evidence";
+export {
+  adjustVerdict,
+  buildOrgStats,
+  emptyOrgStats,
+  labelKeyOf,
+  orgShift,
+  pathPattern,
+  codeShape,
+  reviewFacts,
+  orgLabelOf,
+  DEFAULT_LEARNING,
+  LEVELS,
+  MAX_LABELS,
+  ORG_SUFFIX,
+  type LabelFacts,
+  type LearningParams,
+  type Level,
+  type OrgLabel,
+  type OrgStats,
+  type VerdictLike,
+  type StoredLabel,
+} from "./org-learning";

@@ -32,6 +32,8 @@ export interface ReviewModelArtifact {
    * it as one real-valued feature, the smoothed log-odds of the rule being right.
    */
   rulePriors?: Record<string, [number, number]>;
+  /** Whether the code tokens are features (false: the evidence and the rule's record alone). */
+  tokens?: boolean;
   /** What it was trained on, for the record (counts, data digest, hyper-parameters). */
   training: Record<string, unknown>;
 }
@@ -62,16 +64,20 @@ const PRIOR_STRENGTH = 4;
 export function rulePrior(
   priors: Readonly<Record<string, [number, number]>> | undefined,
   input: ReviewInput,
+  /** Training only: the example's own label, taken out of the counts it is part of. */
+  own?: 0 | 1,
 ): { value: number; key: string; tp: number; fp: number } | null {
   const ev = input.evidence;
   if (!priors || !ev) return null;
+  const minus = (c: [number, number] | undefined): [number, number] | undefined =>
+    c && own !== undefined ? [Math.max(0, c[0] - own), Math.max(0, c[1] - (1 - own))] : c;
   const fam = family(cweNumber(input.cwe_id));
-  const base = priors[`${ev.language}|${fam}`] ?? priors["*"] ?? [1, 1];
+  const base = minus(priors[`${ev.language}|${fam}`]) ?? minus(priors["*"]) ?? [1, 1];
   const rate = (base[0] + 1) / (base[0] + base[1] + 2);
-  const own = priors[`${ev.language}|${ev.rule}`];
-  const [tp, fp] = own ?? [0, 0];
+  const record = minus(priors[`${ev.language}|${ev.rule}`]);
+  const [tp, fp] = record ?? [0, 0];
   const p = (tp + PRIOR_STRENGTH * rate) / (tp + fp + PRIOR_STRENGTH);
-  return { value: Math.log(p / (1 - p)), key: own ? ev.rule : `${ev.language} ${fam}`, tp, fp };
+  return { value: Math.log(p / (1 - p)), key: tp + fp > 0 ? ev.rule : `${ev.language} ${fam}`, tp, fp };
 }
 
 export const DEFAULT_MODEL_PATH = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "model", "review-model.json");
@@ -115,7 +121,8 @@ export class ReviewModel {
   }
 
   probability(input: ReviewInput): number {
-    return calibrate(this.score(featurize(input, this.artifact.dims, this.extra(input))), this.artifact.calibration);
+    const x = featurize(input, this.artifact.dims, this.extra(input), { tokens: this.artifact.tokens ?? true });
+    return calibrate(this.score(x), this.artifact.calibration);
   }
 
   /** How much each piece of named evidence moved the score, strongest first. */

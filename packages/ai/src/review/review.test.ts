@@ -69,8 +69,9 @@ describe("features", () => {
     expect([...bad]).toEqual([...good]);
     const other = featurize({ code: "void badSink(String data) { exec(data); }", cwe_id: "CWE-89", file: "a.java" }, 1 << 12);
     expect([...other]).not.toEqual([...bad]);
+    // The code block is L2-normalized (1) and the evidence block adds "no evidence" (1).
     const norm = Math.sqrt([...bad.values()].reduce((s, v) => s + v * v, 0));
-    expect(norm).toBeCloseTo(1, 6);
+    expect(norm).toBeCloseTo(Math.SQRT2, 6);
   });
 });
 
