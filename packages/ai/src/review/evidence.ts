@@ -102,7 +102,8 @@ export function fileRole(file: string): FileRole {
 
 const ROUTE =
   /@(Get|Post|Put|Delete|Patch|Request)Mapping\b|@(GET|POST|PUT|DELETE|Path)\b|@Controller\b|@RestController\b|HttpServletRequest\b|\bdoGet\b|\bdoPost\b|@(app|bp|blueprint|router|api)\.(route|get|post|put|delete|patch)\b|\brequest\.(args|form|values|json|GET|POST|data|files|cookies|headers)\b|\b(app|router)\.(get|post|put|delete|patch|all|use)\s*\(|\b(req|ctx)\.(query|params|body|cookies|headers|request)\b/;
-const CLI = /\bmain\s*\(\s*(final\s+)?String\s*(\[\]\s*\w+|\w+\s*\[\])|__name__\s*==\s*['"]__main__['"]|\bsys\.argv\b|\bargparse\b|\bprocess\.argv\b|\bint\s+main\s*\(/;
+const CLI =
+  /\bmain\s*\(\s*(final\s+)?String\s*(\[\]\s*\w+|\w+\s*\[\])|__name__\s*==\s*['"]__main__['"]|\bsys\.argv\b|\bargparse\b|\bprocess\.argv\b|\bint\s+main\s*\(/;
 
 export function codeKind(code: string): CodeKind {
   if (ROUTE.test(code)) return "route";
@@ -212,9 +213,16 @@ export function evidenceFeatures(ev: Evidence): { name: string; words: string }[
   add(`flow:${ev.dataflow}`, flowWords[ev.dataflow]);
   add(`flow:${ev.dataflow}:${ev.language}`, flowWords[ev.dataflow]);
   for (const r of ev.openReasons) add(`open:${r}`, OPEN_WORDS[r]);
-  if (ev.sourceKind) add(`sourcekind:${ev.sourceKind}`, ev.sourceKind === "remote" ? "the data comes from a request" : "the data comes from the host (environment, files, properties), not a request");
+  if (ev.sourceKind)
+    add(
+      `sourcekind:${ev.sourceKind}`,
+      ev.sourceKind === "remote"
+        ? "the data comes from a request"
+        : "the data comes from the host (environment, files, properties), not a request",
+    );
   if (ev.source) add(`source:${ev.source}`, `the data comes from ${SOURCE_WORDS[ev.source]}`);
-  if (ev.dataflow === "confirmed") add(`steps:${ev.traceSteps <= 2 ? "short" : ev.traceSteps <= 6 ? "medium" : "long"}`, `the trace has ${ev.traceSteps} steps`);
+  if (ev.dataflow === "confirmed")
+    add(`steps:${ev.traceSteps <= 2 ? "short" : ev.traceSteps <= 6 ? "medium" : "long"}`, `the trace has ${ev.traceSteps} steps`);
   if (ev.crossesFiles) add("crossfile", "the trace crosses files");
   if (ev.confidence) add(`conf:${ev.confidence}`, `the analyzer's own confidence is ${ev.confidence.toLowerCase()}`);
   if (ev.constantArguments) add("const-args", "the sink's arguments are constants");
