@@ -31,14 +31,15 @@ export function familyOf(cwe: string): Set<string> {
   return out;
 }
 
-function covered(language: string): Set<string> {
+/** The CWEs (with their families) the taint analysis has sinks for in a language. */
+export function covered(language: string): Set<string> {
   const spec = SPECS.get(language === "typescript" ? "javascript" : language);
   const out = new Set<string>();
   for (const s of [...(spec?.sinks ?? []), ...(spec?.fieldSinks ?? [])]) for (const c of familyOf(s.cwe)) out.add(c);
   return out;
 }
 
-const CLEAN_WORDS: Record<string, string> = {
+export const CLEAN_WORDS: Record<string, string> = {
   constant: "its dangerous arguments are constants",
   sanitized: "what reaches it passed a sanitizer for this weakness",
   untainted: "no untrusted source flows into its dangerous arguments",
@@ -46,7 +47,7 @@ const CLEAN_WORDS: Record<string, string> = {
   configured: "the parser, loader or template it uses is configured safely",
 };
 
-const OPEN_WORDS: Record<string, string> = {
+export const OPEN_WORDS: Record<string, string> = {
   "entry-parameter": "it depends on parameters of a function nothing in the repository calls, whose callers the analysis cannot see",
   "unreadable-code": "its arguments hold code the analysis could not read",
 };

@@ -42,6 +42,16 @@ export type { DefaultAnalyzersOptions } from "./analyzers/registry";
 export { SourceFiles, SourceFile as CheckoutFile } from "./analyzers/source";
 export { DATAFLOW, dataflowAnalyzer, dataflowVersion, forgetKeptAnalyses } from "./analyzers/dataflow";
 export {
+  snippetDataflowFacts,
+  snippetLanguage,
+  SNIPPET_TIME_LIMIT_MS,
+  type SnippetFacts,
+  type SnippetInput,
+  type SnippetLanguage,
+  type SnippetOptions,
+} from "./snippet-dataflow";
+export { snippetDataflowFactsInThread } from "./snippet-thread";
+export {
   externalAnalyzers,
   missingAnalyzers,
   missingAnalyzersNotice,

@@ -21,6 +21,7 @@ import type { Logger } from "@ax/logger";
 import type { AppDeps } from "../http/context";
 import { AppError, badRequest, notFound } from "../http/errors";
 import { orgIds } from "./access";
+import { snippetEvidence } from "./snippet-evidence";
 
 export interface AiServices {
   reviewModel: ReviewModel;
@@ -65,7 +66,9 @@ export async function reviewForCaller(
   const modelName = deps.config.ai.reviewModel;
   const server =
     ai.provider && modelName ? { provider: ai.provider, model: modelName, weight: deps.config.ai.reviewLlmWeight, signal } : undefined;
-  const verdict: CombinedVerdict = await reviewFinding(ai.reviewModel, body, server);
+  // No finding behind a bare snippet: the taint analysis runs on it for the same evidence.
+  const evidence = await snippetEvidence(body, { signal });
+  const verdict: CombinedVerdict = await reviewFinding(ai.reviewModel, { ...body, evidence }, server);
   if (verdict.llmError) log.warn("review model server failed; trained model answered alone", { error: verdict.llmError });
   const requestId = randomUUID();
   await insertAiRequest(deps.db, {
