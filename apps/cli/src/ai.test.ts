@@ -26,7 +26,10 @@ describe("ax review", () => {
   it("sends the code around the line and prints the class and confidence", async () => {
     const r = await h.ax(["review", "--file", source, "--line", "6", "--cwe", "cwe-89"]);
     expect(r.code).toBe(0);
-    const [verdict, detail] = r.out.split("\n");
+    const [verdict, detail, ...reasons] = r.out.trimEnd().split("\n");
+    // Then the evidence that weighed most, one reason a line.
+    expect(reasons.length).toBeGreaterThan(0);
+    for (const reason of reasons) expect(reason).toMatch(/^- \S/);
     expect(verdict).toMatch(/^(TRUE_POSITIVE|FALSE_POSITIVE) {2}confidence (0|1)\.\d\d$/);
     expect(detail).toMatch(new RegExp(`^lines 1-13 of ${source} · model review-lr-\\w+ · request ${UUID}$`));
 

@@ -37,7 +37,7 @@ export type Finding = Pick<
   FindingView,
   "finding_id" | "rule_id" | "title" | "cwe_id" | "file" | "start_line" | "severity" | "status" | "reason" | "suppression"
 > &
-  Partial<Pick<FindingView, "baseline_state">>;
+  Partial<Pick<FindingView, "baseline_state" | "ai">>;
 export type Group = GroupView;
 export type { ReviewResult };
 

@@ -36,6 +36,10 @@ export function colorsFor(io: Io): Palette {
 const ANSI = /\x1b\[[0-9;]*m/g;
 export const visibleLength = (s: string) => s.replace(ANSI, "").length;
 
+/** Text from the service on one terminal line: control characters and line breaks become a space. */
+// eslint-disable-next-line no-control-regex
+export const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
+
 /** Left-aligned columns, numbers right-aligned, two spaces apart. */
 export function table(headers: string[], rows: string[][], p: Palette): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => visibleLength(r[i] ?? ""))));

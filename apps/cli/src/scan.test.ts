@@ -173,7 +173,7 @@ describe("ax findings and ax triage", () => {
     const r = await h.ax(["findings", scanId]);
     expect(r.code).toBe(0);
     const lines = r.out.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^SEVERITY\s+STATUS\s+CWE\s+RULE\s+LOCATION\s+FINDING ID$/);
+    expect(lines[0]).toMatch(/^SEVERITY\s+STATUS\s+CWE\s+RULE\s+LOCATION\s+AI\s+FINDING ID$/);
     expect(lines.slice(1, 7).map((l) => l.split(/\s+/)[0])).toEqual(["CRITICAL", "CRITICAL", "HIGH", "MEDIUM", "MEDIUM", "MEDIUM"]);
     expect(r.out).toContain("src/db.js:6");
     // The last row is the fixture's Express app keeping its X-Powered-By header (LOW).

@@ -18,7 +18,7 @@ interface Listed {
   end_line: number;
   cwe_id: string | null;
   status: string;
-  ai: { class: string; confidence: number; model: string } | null;
+  ai: { class: string; confidence: number; model: string; reasons: string[]; action: string | null } | null;
 }
 
 let h: ApiHarness;
@@ -63,7 +63,10 @@ it("labels every finding with the review model's class, confidence and version, 
     const code = await reviewCode(related, f.file, f.start_line, f.end_line);
     expect(code).toContain((files[f.file] as string).split("\n")[f.start_line - 1]);
     const expected = model.review({ code, cwe_id: f.cwe_id, file: f.file });
-    expect(f.ai).toEqual({ class: expected.class, confidence: expected.confidence, model: model.version });
+    expect(f.ai).toMatchObject({ class: expected.class, confidence: expected.confidence, model: model.version });
+    expect(f.ai?.reasons.length).toBeGreaterThan(0);
+    // The group's default policy only labels: suggested at 0.8 or surer, else needs review.
+    expect(f.ai?.action).toBe(expected.confidence >= 0.8 ? "suggested" : "needs_review");
     // The label is advice: the reviewer's status is untouched.
     expect(f.status).toBe("TO REVIEW");
   }

@@ -67,7 +67,7 @@ afterAll(async () => {
 async function review(body: object = { code: SQLI, cwe_id: "CWE-89", file: "src/Users.java", line: "4" }) {
   const res = await request(h.app).post("/api/v2/ai/review").set(key()).send(body);
   expect(res.status).toBe(200);
-  return res.body as { class: string; confidence: number; request_id: string; model: string };
+  return res.body as { class: string; confidence: number; request_id: string; model: string; reasons: string[] };
 }
 
 describe("POST /api/v2/ai/review", () => {
@@ -75,7 +75,14 @@ describe("POST /api/v2/ai/review", () => {
     const body = await review();
     const model = ReviewModel.load();
     const expected = model.review({ code: SQLI, cwe_id: "CWE-89", file: "src/Users.java" });
-    expect(body).toEqual({ class: expected.class, confidence: expected.confidence, request_id: expect.any(String), model: model.version });
+    expect(body).toEqual({
+      class: expected.class,
+      confidence: expected.confidence,
+      request_id: expect.any(String),
+      model: model.version,
+      reasons: expect.arrayContaining([expect.any(String)]),
+    });
+    expect(body.reasons.length).toBeGreaterThan(0);
     expect(body.confidence).toBeGreaterThanOrEqual(0);
     expect(body.confidence).toBeLessThanOrEqual(1);
     const row = await h.deps.db.selectFrom("ai_requests").selectAll().where("id", "=", body.request_id).executeTakeFirstOrThrow();
@@ -157,6 +164,8 @@ describe("POST /api/v2/ai/review with a model server", () => {
     expect(res.body.model).toBe(`${trained.model}+sec-review-1b`);
     expect(res.body.class).toBe("TRUE_POSITIVE");
     expect(res.body.confidence).toBeCloseTo(p, 4);
+    // The server's rationale is one more reason, after the trained model's.
+    expect(res.body.reasons.at(-1)).toBe("the model server (sec-review-1b): name flows into the query");
     const sent = server.requests.at(-1);
     expect(sent?.headers.authorization).toBe("Bearer llm-key");
     expect(sent?.body).toMatchObject({

@@ -16,6 +16,7 @@ import { API_PREFIX, mountRoute, routeLabel, type AnyRoute } from "./http/route"
 import { adminDashboard } from "./http/admin-dashboard";
 import { adminRoutes } from "./routes/admin";
 import { aiRoutes } from "./routes/ai";
+import { aiPolicyRoutes } from "./routes/ai-policy";
 import { findingRoutes } from "./routes/findings";
 import { refutedRoutes } from "./routes/refuted";
 import { groupRoutes } from "./routes/groups";
@@ -39,6 +40,7 @@ export function apiRoutes(deps: AppDeps): AnyRoute[] {
     ...groupRoutes(deps),
     ...webhookRoutes(deps),
     ...aiRoutes(deps),
+    ...aiPolicyRoutes(deps),
     ...publicScanRoutes(deps),
     ...adminRoutes(deps),
   ];

@@ -181,6 +181,7 @@ describe("the OpenAPI document", () => {
       ["listFindings", "query", "status", ["TO REVIEW", "TRUE POSITIVE", "FALSE POSITIVE", "ACCEPTED RISK", "FIXED"], null],
       ["listFindings", "query", "baseline", ["new", "unchanged", "absent"], null],
       ["listFindings", "query", "ai_class", ["TRUE_POSITIVE", "FALSE_POSITIVE"], null],
+      ["listFindings", "query", "ai_action", ["auto_closed", "suggested", "needs_review"], null],
       ["listFindings", "query", "dataflow", ["confirmed", "unconfirmed", "none", "refuted"], null],
       ["listFindings", "query", "sort", ["severity", "ai_confidence", "-ai_confidence"], null],
       ["listFindings", "query", "cwe", null, "^CWE-\\d{1,6}$"],

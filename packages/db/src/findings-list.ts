@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { FindingDataflow } from "@ax/contracts";
 import type { Db } from "./client";
-import type { Finding } from "./schema";
+import type { AiAction, Finding } from "./schema";
 
 export interface FindingFilters {
   suppressed?: boolean | undefined;
@@ -16,6 +16,8 @@ export interface FindingFilters {
   /** The review model's label: TRUE_POSITIVE, FALSE_POSITIVE. */
   aiClass?: string[] | undefined;
   minAiConfidence?: number | undefined;
+  /** What the group's AI policy did with the label: auto_closed, suggested, needs_review. */
+  aiAction?: string[] | undefined;
   /** The taint analysis's verdict; "none": findings it did not judge. */
   dataflow?: FindingDataflow["status"] | "none" | undefined;
 }
@@ -86,6 +88,8 @@ const LISTED: Record<Exclude<keyof FindingListRow, "has_fix">, true> = {
   ai_class: true,
   ai_confidence: true,
   ai_model: true,
+  ai_reasons: true,
+  ai_action: true,
   created_at: true,
   updated_at: true,
 };
@@ -121,6 +125,7 @@ export function listFindings(
   // previous scan ('absent', FIXED) are listed only when asked for.
   else if (!f.status?.includes("FIXED")) query = query.where("baseline_state", "!=", "absent");
   if (f.aiClass?.length) query = query.where("ai_class", "in", f.aiClass);
+  if (f.aiAction?.length) query = query.where("ai_action", "in", f.aiAction as AiAction[]);
   if (f.minAiConfidence !== undefined) query = query.where("ai_confidence", ">=", f.minAiConfidence);
   if (f.dataflow === "none") query = query.where("dataflow", "is", null);
   else if (f.dataflow) query = query.where(sql<boolean>`dataflow->>'status' = ${f.dataflow}`);

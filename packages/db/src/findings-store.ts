@@ -8,6 +8,7 @@ import {
   type ScanDiff,
   type TriageField,
 } from "@ax/contracts";
+import { DEFAULT_AI_POLICY, applyAiPolicy, getAiPolicy } from "./ai-policy";
 import type { AiLabel } from "./analysis-cache";
 import type { Db } from "./client";
 import { matchByTier } from "./findings-match";
@@ -71,6 +72,9 @@ export async function storeScanResults(db: Db, input: StoreResultsInput): Promis
     const present = presentRows(input, unique, matched, reference);
     // Reviewers' decisions, from the project (whichever scan they were made on).
     const history = await carryDecisions(trx, input, present.rows, present.identities, scan.branch ?? "");
+    // Then the group's AI policy, which never overrides a decision carried above.
+    const policy = input.aiLabels ? await getAiPolicy(trx, input.organizationId, scan.group_id) : DEFAULT_AI_POLICY;
+    history.push(...applyAiPolicy(present.rows, input.aiLabels, policy).map((c) => ({ ...c, from: null, source: "ai" as const })));
     const absent = absentRows(input, reference, present, new Set(unique.map((f) => f.fingerprint)));
     const rows = [...present.rows, ...absent.rows];
     history.push(...absent.history);
@@ -93,7 +97,7 @@ async function lockForStore(trx: Db, input: StoreResultsInput) {
   if (!project) return undefined;
   return trx
     .selectFrom("scans")
-    .select(["id", "branch", "commit_sha"])
+    .select(["id", "branch", "commit_sha", "group_id"])
     .where("id", "=", input.scanId)
     .where("state", "=", "running")
     .forUpdate()
@@ -231,13 +235,23 @@ function findingRow(
     fix: f.fix ? JSON.stringify(f.fix) : null,
     introduced: f.introduced ?? null,
     dataflow: f.dataflow ? JSON.stringify(f.dataflow) : null,
-    ai_class: input.aiLabels?.get(f.fingerprint)?.class ?? null,
-    ai_confidence: input.aiLabels?.get(f.fingerprint)?.confidence ?? null,
-    ai_model: input.aiLabels?.get(f.fingerprint)?.model ?? null,
+    ...aiColumns(input.aiLabels?.get(f.fingerprint)),
   };
 }
 
-type HistoryEntry = { finding_id: string; changes: Changes; from: string; version: number };
+/** The label's columns; `ai_action` is the group's policy's (applyAiPolicy). */
+function aiColumns(label: AiLabel | undefined) {
+  return {
+    ai_class: label?.class ?? null,
+    ai_confidence: label?.confidence ?? null,
+    ai_model: label?.model ?? null,
+    ai_reasons: label ? JSON.stringify(label.reasons ?? []) : null,
+    ai_action: null,
+  };
+}
+
+/** A history row the store writes: a decision carried from an earlier finding, or the AI policy's (`source: "ai"`). */
+type HistoryEntry = { finding_id: string; changes: Changes; from: string | null; version: number; source?: "ai" };
 
 /** Applies the project's decisions to the rows of their identities; returns the history of what they changed. */
 async function carryDecisions(trx: Db, input: StoreResultsInput, rows: NewFinding[], identities: Set<string>, branch: string) {
@@ -298,6 +312,7 @@ function fixedRow(input: StoreResultsInput, before: Finding, fingerprints: Reado
     introduced: _i,
     dataflow,
     locator,
+    ai_reasons,
     ...rest
   } = before;
   return {
@@ -318,6 +333,7 @@ function fixedRow(input: StoreResultsInput, before: Finding, fingerprints: Reado
     introduced: null,
     // What the earlier scan traced, kept like its sources: it shows what was fixed.
     dataflow: dataflow ? JSON.stringify(dataflow) : null,
+    ai_reasons: ai_reasons ? JSON.stringify(ai_reasons) : null,
   };
 }
 
@@ -352,7 +368,7 @@ async function insertRows(trx: Db, organizationId: string, rows: NewFinding[], h
           finding_id: h.finding_id,
           organization_id: organizationId,
           changed_by: null,
-          source: "carried" as const,
+          source: h.source ?? ("carried" as const),
           carried_from: h.from,
           changes: JSON.stringify(h.changes),
           version: h.version,

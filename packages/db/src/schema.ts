@@ -156,9 +156,15 @@ export interface FindingsTable {
   ai_class: string | null;
   ai_confidence: number | null;
   ai_model: string | null;
+  /** The evidence that weighed most in the label, in words (migration 0012). */
+  ai_reasons: Json<string[]> | null;
+  /** What the group's AI policy did with the label when the scan was stored (migration 0012). */
+  ai_action: ColumnType<AiAction | null, AiAction | null | undefined, AiAction | null>;
   created_at: CreatedAt;
   updated_at: Generated<Date>;
 }
+
+export type AiAction = "auto_closed" | "suggested" | "needs_review";
 
 /** A pattern match the taint analysis refuted (migration 0011): kept for inspection, never a finding. */
 export interface RefutedMatchesTable {
@@ -212,11 +218,22 @@ export interface FindingHistoryTable {
   finding_id: string;
   organization_id: string;
   changed_by: string | null;
-  source: "review" | "carried";
+  /** `ai`: the group's AI policy closed the finding (migration 0012). */
+  source: "review" | "carried" | "ai";
   carried_from: string | null;
   changes: Json<Record<string, { from: string | null; to: string | null }>>;
   version: number;
   created_at: CreatedAt;
+}
+
+/** A group's AI policy (migration 0012); a group without a row has the default. */
+export interface GroupAiPoliciesTable {
+  group_id: string;
+  organization_id: string;
+  auto_close_at: number | null;
+  suggest_at: number;
+  updated_by: string | null;
+  updated_at: Timestamp;
 }
 
 export interface AiRequestsTable {
@@ -308,6 +325,7 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   refuted_matches: RefutedMatchesTable;
+  group_ai_policies: GroupAiPoliciesTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;

@@ -5,7 +5,7 @@ import { parseCommand, required, showHelp } from "../args";
 import { connect } from "../context";
 import { CliError, UsageError } from "../errors";
 import type { Io } from "../io";
-import { colorsFor } from "../render";
+import { colorsFor, oneLine } from "../render";
 
 export const REVIEW_HELP = `ax review — ask the review model whether a reported weakness in a local file is real
 
@@ -14,7 +14,7 @@ Usage:
 
 Sends the function around LINE (the same context the worker's auto-triage uses; a window
 of lines when no function is found) and prints the class, TRUE_POSITIVE or FALSE_POSITIVE,
-with the model's calibrated confidence.
+with the model's calibrated confidence and the evidence that weighed most (its reasons).
 
 Options:
   --file FILE     the source file (read locally; only the snippet is sent)
@@ -66,7 +66,8 @@ export async function reviewCommand(argv: string[], io: Io): Promise<number> {
   io.out(
     `${cls}  confidence ${verdict.confidence.toFixed(2)}\n` +
       p.dim(`${what} ${context.startLine}-${context.endLine} of ${file} · model ${verdict.model} · request ${verdict.request_id}`) +
-      "\n",
+      "\n" +
+      (verdict.reasons ?? []).map((r) => `- ${oneLine(r)}\n`).join(""),
   );
   return 0;
 }

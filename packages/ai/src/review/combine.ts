@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { ModelProvider } from "../provider/types";
 import type { ReviewInput } from "./features";
-import type { ReviewClass, ReviewModel } from "./model";
+import { reasonsFor, type ReviewClass, type ReviewModel } from "./model";
 
 const LlmVerdict = z.object({
   class: z.enum(["TRUE_POSITIVE", "FALSE_POSITIVE"]),
@@ -44,6 +44,11 @@ export interface CombinedVerdict {
   confidence: number;
   pTrue: number;
   model: string;
+  /**
+   * The evidence that weighed most toward `class`, in words: the trained model's (toward the
+   * combined class), then the model server's rationale when it contributed one.
+   */
+  reasons: string[];
   trained: { pTrue: number; model: string };
   llm?: { pTrue: number; model: string; rationale?: string | undefined };
   /** Why the model server did not contribute, when it was configured and failed. */
@@ -94,11 +99,15 @@ export async function reviewFinding(
     const llmTrue = value.class === "TRUE_POSITIVE" ? value.confidence : 1 - value.confidence;
     const pTrue = round(server.weight * llmTrue + (1 - server.weight) * trained.pTrue);
     const cls: ReviewClass = pTrue >= threshold ? "TRUE_POSITIVE" : "FALSE_POSITIVE";
+    // The server can turn the class: the trained model's reasons are then those toward the new one.
+    const own = cls === trained.class ? trained.reasons : reasonsFor(model.contributions(input), cls);
+    const said = serverReason(served || server.model, value.rationale);
     return {
       class: cls,
       confidence: round(cls === "TRUE_POSITIVE" ? pTrue : 1 - pTrue),
       pTrue,
       model: `${trained.model}+${served || server.model}`,
+      reasons: said ? [...own, said] : own,
       trained: base.trained,
       llm: { pTrue: round(llmTrue), model: served || server.model, rationale: value.rationale },
     };
@@ -106,6 +115,17 @@ export async function reviewFinding(
     if (server.signal?.aborted) throw err;
     return { ...base, llmError: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/** Longest rationale of the model server kept as a reason. */
+const MAX_SERVER_REASON = 300;
+
+/** The server's one-sentence rationale as one more reason: whitespace collapsed, capped. */
+function serverReason(model: string, rationale: string | undefined): string | undefined {
+  const text = (rationale ?? "").replace(/\s+/g, " ").trim();
+  if (!text) return undefined;
+  const capped = text.length > MAX_SERVER_REASON ? `${text.slice(0, MAX_SERVER_REASON - 1)}…` : text;
+  return `the model server (${model.slice(0, 100)}): ${capped}`;
 }
 
 function round(p: number): number {

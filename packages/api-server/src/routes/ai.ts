@@ -78,7 +78,7 @@ const reviewRoute = (deps: AppDeps, logger: () => ReturnType<typeof child>) =>
     query: OrgQuery.extend({ group_id: Id.optional() }),
     body: ReviewBody(deps.config.limits.maxCodeBytes),
     responses: {
-      200: { description: "The verdict.", schema: ReviewResult },
+      200: { description: "The verdict, with `reasons`: the evidence that weighed most toward `class`, in words.", schema: ReviewResult },
       ...commonErrors,
       404: { description: "Organization or group not found, or not visible to the caller.", schema: ErrorBody },
     },

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  AI_ACTIONS,
   AI_CLASSES,
   BASELINE_STATES,
   DATAFLOW_STATUSES,
@@ -31,6 +32,7 @@ const FindingFilters = {
   cwe: PatternList("cwe", /^CWE-\d{1,6}$/, "CWE-89", (c) => c.toUpperCase()),
   baseline: EnumList("baseline", BASELINE_STATES, (b) => b.toLowerCase()),
   ai_class: EnumList("ai_class", AI_CLASSES, (c) => c.toUpperCase().replace(/[\s-]+/g, "_")),
+  ai_action: EnumList("ai_action", AI_ACTIONS, (c) => c.toLowerCase().replace(/[\s-]+/g, "_")),
 };
 
 const FindingListQuery = z.object({
@@ -56,12 +58,13 @@ const LIST_DESCRIPTION = [
   "label, which `sort=ai_confidence` orders by, is set when the scan is stored and does not change either. Filters compare current values: a",
   "finding whose reviewed fields change between two pages can enter or leave a filtered listing. Filters take comma-separated values:",
   "`severity=high,critical`, `status=to review`, `cwe=CWE-89`, `rule=…`, `analyzer=…`, `baseline=new`; `file` is a path prefix. `severity`,",
-  "`status`, `baseline`, `ai_class`, `dataflow` and `sort` take only their listed values (case-insensitive) and `cwe` only `CWE-<n>`: anything",
+  "`status`, `baseline`, `ai_class`, `ai_action`, `dataflow` and `sort` take only their listed values (case-insensitive) and `cwe` only `CWE-<n>`: anything",
   "else is 400 naming the allowed values, never an empty list. The list is the findings of the scan's commit: the record of a finding of the",
   "branch's previous scan that this scan no longer has (`baseline_state: absent`, status FIXED) is listed only with `baseline=absent` or",
   "`status=fixed`; `suppressed=false` hides findings suppressed in the source; `introduced=true` keeps only findings on lines changed since the",
   "scan's `baseline_commit` (a pull-request check). `ai_class=false_positive` and `min_ai_confidence=0.9` filter by the review model's label;",
-  "`sort=ai_confidence` (least sure first) or `sort=-ai_confidence` (surest first) orders by it, unlabelled findings last. `dataflow=confirmed`",
+  "`sort=ai_confidence` (least sure first) or `sort=-ai_confidence` (surest first) orders by it, unlabelled findings last; `ai_action=auto_closed`,",
+  "`suggested` or `needs_review` by what the group's AI policy did with it (`ai.action`). `dataflow=confirmed`",
   "keeps the findings the taint analysis traced from an untrusted source, `dataflow=unconfirmed` those where it found no such path,",
   "`dataflow=none` those it did not judge. Matches the analysis refuted are not findings: `dataflow=refuted` is 400 pointing to",
   "`GET /scan/{scan_id}/refuted`, which lists them with the reason.",
@@ -95,6 +98,7 @@ const listFindingsRoute = (deps: AppDeps) =>
         file: q.file,
         aiClass: q.ai_class,
         minAiConfidence: q.min_ai_confidence,
+        aiAction: q.ai_action,
         dataflow: q.dataflow,
       };
       return findingPage(deps, principal, params.scan_id, { filters, order: q.sort, cursor: q.cursor, limit: q.limit });

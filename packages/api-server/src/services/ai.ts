@@ -91,7 +91,7 @@ export async function reviewForCaller(
       p_true: verdict.pTrue,
     },
   });
-  return { class: verdict.class, confidence: verdict.confidence, request_id: requestId, model: verdict.model };
+  return { class: verdict.class, confidence: verdict.confidence, request_id: requestId, model: verdict.model, reasons: verdict.reasons };
 }
 
 /** The messages of DESIGN §5, exactly. */

@@ -141,12 +141,19 @@ export function presentFinding(f: Finding | FindingListRow) {
     impact: f.impact,
     likelihood: f.likelihood,
     confidence: f.confidence,
-    ai: f.ai_class && f.ai_confidence !== null && f.ai_model ? { class: f.ai_class, confidence: f.ai_confidence, model: f.ai_model } : null,
+    ai: presentAiLabel(f),
     dataflow: f.dataflow ? presentDataflow(f.dataflow) : null,
     version: f.version,
     created_at: iso(f.created_at),
     updated_at: iso(f.updated_at),
   };
+}
+
+/** The review model's label, its reasons and what the group's AI policy did with it; null without a label. */
+export function presentAiLabel(f: Pick<Finding, "ai_class" | "ai_confidence" | "ai_model" | "ai_reasons" | "ai_action">) {
+  if (!f.ai_class || f.ai_confidence === null || !f.ai_model) return null;
+  const reasons = Array.isArray(f.ai_reasons) ? f.ai_reasons.filter((r): r is string => typeof r === "string") : [];
+  return { class: f.ai_class, confidence: f.ai_confidence, model: f.ai_model, reasons, action: f.ai_action };
 }
 
 /**

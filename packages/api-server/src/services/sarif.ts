@@ -1,6 +1,7 @@
 import type { AnalyzerRun, FindingDataflow, TraceStep } from "@ax/contracts";
 import type { Db, Finding, Scan } from "@ax/db";
 import { cweLevels } from "@ax/rules";
+import { presentAiLabel } from "./presenters";
 import { ruleKey, rulesMetadata, type RuleMetadata } from "./sarif-rules";
 import { CWE_COMPONENT, cweRelationships, cweTags, cweTaxonomy, type CweTaxonomy } from "./sarif-taxa";
 
@@ -121,6 +122,7 @@ function precision(confidence: string): string {
 }
 
 function resultOf(f: Finding, ruleIndex: number) {
+  const ai = presentAiLabel(f);
   const triaged = f.status === "FALSE POSITIVE" || f.status === "ACCEPTED RISK";
   // A reviewer's FIXED on a finding this commit still has is a claim the scan contradicts: the
   // result stays open (SARIF: a suppression under review suppresses nothing) and carries the
@@ -172,6 +174,8 @@ function resultOf(f: Finding, ruleIndex: number) {
       ...(f.dataflow
         ? { dataflow: f.dataflow.status, ...(f.dataflow.source_kind ? { dataflow_source_kind: f.dataflow.source_kind } : {}) }
         : {}),
+      // The review model's verdict, its reasons and what the group's AI policy did with it.
+      ...(ai ? { ai } : {}),
     },
   };
 }

@@ -60,6 +60,11 @@ export const ReviewResult = z.object({
   confidence: z.number().min(0).max(1).describe("Calibrated probability of `class`."),
   request_id: z.string(),
   model: z.string(),
+  reasons: z
+    .array(z.string())
+    .describe(
+      "The two or three pieces of evidence that weighed most toward `class`, in words (one more from the model server when it contributed).",
+    ),
 });
 export type ReviewResult = z.output<typeof ReviewResult>;
 

@@ -9,6 +9,8 @@ const SOURCE_KINDS = ["remote", "local"] as const satisfies readonly NonNullable
 const TRACE_KINDS = ["source", "step", "call", "return", "sink"] as const satisfies readonly TraceStep["kind"][];
 export const BASELINE_STATES = ["new", "unchanged", "absent"] as const;
 export const AI_CLASSES = ["TRUE_POSITIVE", "FALSE_POSITIVE"] as const;
+/** What a group's AI policy did with a finding's label (docs/ai.md, "Policy per group"). */
+export const AI_ACTIONS = ["auto_closed", "suggested", "needs_review"] as const;
 
 const SourceView = z.object({ analyzer: z.string(), rule_id: z.string() });
 
@@ -116,9 +118,24 @@ export const FindingView = z.object({
       class: z.enum(AI_CLASSES),
       confidence: z.number().min(0).max(1),
       model: z.string(),
+      reasons: z
+        .array(z.string())
+        .describe(
+          "The two or three pieces of evidence that weighed most toward `class`, in words (empty for labels stored before reasons).",
+        ),
+      action: z
+        .enum(AI_ACTIONS)
+        .nullable()
+        .describe(
+          "What the group's AI policy did with the label when the scan was stored: `auto_closed` (the policy set `status` to FALSE POSITIVE), " +
+            "`suggested` (confident enough to suggest) or `needs_review` (a human should decide); null for findings stored before policies.",
+        ),
     })
     .nullable()
-    .describe("The review model's label (auto-triage). Separate from `status`, which only a reviewer sets."),
+    .describe(
+      "The review model's label (auto-triage). Separate from `status`, which a reviewer sets — or the group's AI policy, when it auto-closes " +
+        "a finding no reviewer decided (`action: auto_closed`, with a history entry of source `ai`).",
+    ),
   dataflow: DataflowView.nullable().describe("The taint analysis's verdict and trace; null when it did not judge this finding."),
   version: z.number().int(),
   created_at: z.string().nullable(),
@@ -158,7 +175,11 @@ export const FindingFixView = z.object({ finding_id: z.string(), file: z.string(
 
 export const HistoryView = z.object({
   version: z.number().int(),
-  source: z.enum(["review", "carried"]),
+  source: z
+    .enum(["review", "carried", "ai"])
+    .describe(
+      "`review`: a reviewer's change; `carried`: a decision carried from an earlier scan; `ai`: the group's AI policy closed the finding.",
+    ),
   changed_by: z.object({ user_id: z.string(), display_name: z.string().nullable() }).nullable(),
   carried_from_finding_id: z.string().nullable(),
   changes: z.record(z.string(), z.object({ from: z.string().nullable(), to: z.string().nullable() })),

@@ -6,4 +6,5 @@ export * from "./finding";
 export * from "./account";
 export * from "./webhook";
 export * from "./ai";
+export * from "./ai-policy";
 export * from "./admin";
