@@ -1,11 +1,12 @@
 /**
  * How long the taint analysis of a bare snippet takes (POST /ai/review's evidence): a 40-line
  * handler per language, analysed RUNS times in process (the first call is cold), then RUNS
- * times through the snippet thread the API uses (the round trip included); p50 and p90.
+ * times through the API's snippet thread (analysis, evidenceOf and the round trip); p50 and p90.
  * `node --import tsx bench/ai/snippet-evidence-latency.ts`
  */
 import { performance } from "node:perf_hooks";
-import { snippetDataflowFacts, snippetDataflowFactsInThread } from "@ax/scanner";
+import { snippetDataflowFacts } from "@ax/scanner";
+import { snippetEvidenceInThread } from "../../packages/api-server/src/services/snippet-thread";
 
 const RUNS = 200;
 
@@ -147,11 +148,11 @@ async function measure(name: string, code: string, file: string, line: string): 
     snippetDataflowFacts(input);
     local.push(performance.now() - t);
   }
-  await snippetDataflowFactsInThread(input); // starts the thread
+  await snippetEvidenceInThread(input); // starts the thread
   const threaded: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const t = performance.now();
-    await snippetDataflowFactsInThread(input);
+    await snippetEvidenceInThread(input);
     threaded.push(performance.now() - t);
   }
   const lines = code.trimEnd().split("\n").length;

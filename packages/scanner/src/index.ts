@@ -50,7 +50,6 @@ export {
   type SnippetLanguage,
   type SnippetOptions,
 } from "./snippet-dataflow";
-export { snippetDataflowFactsInThread } from "./snippet-thread";
 export {
   externalAnalyzers,
   missingAnalyzers,

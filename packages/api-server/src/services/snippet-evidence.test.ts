@@ -125,6 +125,9 @@ describe("snippet evidence: what the analysis does not read", () => {
       clearInterval(ticker);
     }
     expect(ticks).toBeGreaterThan(0);
+    // Matching the evidence's code shapes over this one is slow too: it runs in the thread as well.
+    const shapes = body({ code: '"' + "a?".repeat(32 * 1024 - 8), file: "Shapes.java", cwe_id: "CWE-89" });
+    expect(await snippetEvidence(shapes, { timeLimitMs: 200 })).toBeNull();
     // The thread was replaced: the next snippet is analysed.
     const pair = QUERY_PAIRS[0]!;
     expect((await snippetEvidence(body({ code: pair.code, file: pair.file, cwe_id: pair.cwe_id })))?.dataflow).toBe("confirmed");

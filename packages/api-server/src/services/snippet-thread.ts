@@ -1,18 +1,20 @@
 /**
- * The snippet analysis (snippet-dataflow.ts) off the caller's thread: parsing and lowering a
- * hostile 64 KiB snippet can take seconds and the engine only checks its time limit between
- * functions, so in the API's own thread it would hold every other request. Here one worker
- * thread analyses one snippet at a time; at the time limit it is ended (whatever it was
- * doing) and replaced. A few requests wait their turn; more get no evidence at once.
+ * The evidence of a bare snippet (snippet-evidence-here.ts) off the API's thread: parsing and
+ * lowering a hostile 64 KiB snippet, or matching the evidence's code shapes over it, can take
+ * seconds, and the engine only checks its time limit between functions, so in the API's own
+ * thread it would hold every other request. Here one worker thread handles one snippet at a
+ * time; at the time limit it is ended (whatever it was doing) and replaced. A few requests
+ * wait their turn; more get no evidence at once.
  *
  * Where no thread can be started (a test runner that cannot load its module), the analysis
  * runs in the caller's thread with the engine's own time limit.
  */
 import { Worker } from "node:worker_threads";
-import { SNIPPET_TIME_LIMIT_MS, snippetDataflowFacts, type SnippetFacts, type SnippetInput, type SnippetOptions } from "./snippet-dataflow";
+import { SNIPPET_TIME_LIMIT_MS, type SnippetInput } from "@ax/scanner";
+import { snippetEvidenceHere, type SnippetEvidence } from "./snippet-evidence-here";
 
 export type SnippetRequest = { id: number; input: SnippetInput; timeLimitMs: number };
-export type SnippetResponse = { kind: "ready" } | { kind: "done"; id: number; facts: SnippetFacts | null };
+export type SnippetResponse = { kind: "ready" } | { kind: "done"; id: number; result: SnippetEvidence | null };
 
 /** Snippets waiting for the thread besides the one it analyses; more get no evidence. */
 const MAX_WAITING = 4;
@@ -23,7 +25,7 @@ interface Job {
   id: number;
   input: SnippetInput;
   limitMs: number;
-  resolve: (facts: SnippetFacts | null) => void;
+  resolve: (result: SnippetEvidence | null) => void;
 }
 
 class SnippetThread {
@@ -34,8 +36,8 @@ class SnippetThread {
   private current: { job: Job; timer: NodeJS.Timeout } | null = null;
   private nextId = 0;
 
-  /** The facts, null (no evidence: time limit, error, too many waiting), or undefined when no thread can run. */
-  async run(input: SnippetInput, limitMs: number, signal?: AbortSignal): Promise<SnippetFacts | null | undefined> {
+  /** The evidence, null (none: time limit, error, too many waiting), or undefined when no thread can run. */
+  async run(input: SnippetInput, limitMs: number, signal?: AbortSignal): Promise<SnippetEvidence | null | undefined> {
     if (this.unavailable) return undefined;
     if (this.waiting.length >= MAX_WAITING) return null;
     if (!(await this.start())) return undefined;
@@ -69,12 +71,12 @@ class SnippetThread {
     this.worker.postMessage({ id: job.id, input: job.input, timeLimitMs: job.limitMs } satisfies SnippetRequest);
   }
 
-  private finish(id: number, facts: SnippetFacts | null): void {
+  private finish(id: number, result: SnippetEvidence | null): void {
     if (this.current?.job.id !== id) return;
     clearTimeout(this.current.timer);
     const { job } = this.current;
     this.current = null;
-    job.resolve(facts);
+    job.resolve(result);
   }
 
   /** Past its time limit: no evidence, and the thread (stuck in a parse or a function) is replaced. */
@@ -112,7 +114,7 @@ class SnippetThread {
           resolve(true);
           return this.dispatch();
         }
-        this.finish(msg.id, msg.facts);
+        this.finish(msg.id, msg.result);
         this.dispatch();
       });
       const lost = () => {
@@ -122,7 +124,7 @@ class SnippetThread {
           this.unavailable = true;
           this.worker = null;
           resolve(false);
-          for (const job of this.waiting.splice(0)) job.resolve(snippetDataflowFacts(job.input, { timeLimitMs: job.limitMs }));
+          for (const job of this.waiting.splice(0)) job.resolve(snippetEvidenceHere(job.input, job.limitMs));
           return;
         }
         if (this.current) this.finish(this.current.job.id, null);
@@ -138,12 +140,15 @@ class SnippetThread {
 let thread: SnippetThread | undefined;
 
 /**
- * snippetDataflowFacts in the snippet thread, under a hard time limit (default 2 s): null —
- * no evidence — when the limit passes, the analysis fails, or too many snippets wait.
+ * The snippet's facts and evidence, from the snippet thread under a hard time limit (default
+ * 2 s); null — no evidence — when the limit passes, the analysis fails, or too many wait.
  */
-export async function snippetDataflowFactsInThread(input: SnippetInput, opts: SnippetOptions = {}): Promise<SnippetFacts | null> {
+export async function snippetEvidenceInThread(
+  input: SnippetInput,
+  opts: { timeLimitMs?: number; signal?: AbortSignal } = {},
+): Promise<SnippetEvidence | null> {
   const limitMs = opts.timeLimitMs ?? SNIPPET_TIME_LIMIT_MS;
   thread ??= new SnippetThread();
-  const facts = await thread.run(input, limitMs, opts.signal);
-  return facts === undefined ? snippetDataflowFacts(input, opts) : facts;
+  const result = await thread.run(input, limitMs, opts.signal);
+  return result === undefined ? snippetEvidenceHere(input, limitMs) : result;
 }
