@@ -20,15 +20,17 @@ interface Listed {
   ai: { class: string; confidence: number; model: string; reasons: string[]; action: string | null } | null;
 }
 
+/** The seed finding without its fix: these findings differ by place and fingerprint only. */
+const { fix: _fix, ...BASE } = SEED_FINDING;
+
 function finding(n: number): NormalizedFinding {
   return {
-    ...SEED_FINDING,
+    ...BASE,
     file: `src/f${n}.js`,
     start_line: 10 + n,
     end_line: 10 + n,
     snippet: `db.query('select ' + id${n})`,
     fingerprint: n.toString(16).padStart(64, "0"),
-    fix: null,
   };
 }
 
