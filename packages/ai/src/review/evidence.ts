@@ -9,7 +9,7 @@
  * analysis on, so the model sees one kind of evidence everywhere. Everything here is read
  * from the finding and its code; nothing is trusted from the repository beyond its text.
  */
-import { stripComments } from "./features";
+import { stripComments } from "./comments";
 
 /** The fields of a finding the evidence is read from (NormalizedFinding and a stored finding both have them). */
 export interface FindingFacts {
@@ -111,14 +111,60 @@ export function codeKind(code: string): CodeKind {
   return "library";
 }
 
-const BOUND =
-  /\b(prepareStatement|prepareCall|setString|setInt|setLong|setObject|bindParam|bindValue|setParameter|addValue)\s*\(|\?\s*["'`]\s*[,)]|["'`][^"'`\n]*(\?|\$\d|:\w+|%s)[^"'`\n]*["'`]\s*,\s*[([{]/;
+const BOUND_CALL =
+  /\b(prepareStatement|prepareCall|setString|setInt|setLong|setObject|bindParam|bindValue|setParameter|addValue)\s*\(|\?\s*["'`]\s*[,)]/;
+/** A string literal holding a placeholder, followed by a list or tuple of values: `execute("… %s", (x,))`. */
+const BOUND_LITERAL = /["'`][^"'`\n]*(\?|\$\d|:\w+|%s)[^"'`\n]*["'`]\s*,\s*[([{]/;
 const NUMERIC =
   /\b(Integer\.(parseInt|valueOf)|Long\.(parseLong|valueOf)|Double\.parseDouble|Short\.parseShort|parseInt|parseFloat|Number|int|float|UUID\.fromString|uuid\.UUID)\s*\(/;
-const SANITIZER =
-  /\b\w*(escape|encode|sanitiz|quote|purify|clean|htmlspecialchars|bleach|normalize|canonical)\w*\s*\(|\bmarkupsafe\b|\bDOMPurify\b|\bESAPI\b|\bEncode\.for\w+/i;
-const ALLOWLIST =
-  /\b\w*(allow|white)\w*list\w*\b|\b(ALLOWED|PERMITTED|VALID|SAFE)_?\w*\b|\.(contains|includes|has|containsKey)\s*\(|\bnot\s+in\b|\bin\s+\(|\.(fullmatch|isdigit|isalnum|isnumeric|matches)\s*\(|\bswitch\s*\(/;
+const SANITIZER_PARTS = ["escape", "encode", "sanitiz", "quote", "purify", "clean", "htmlspecialchars", "bleach", "normalize", "canonical"];
+const SANITIZER_NAMES = new Set(["markupsafe", "dompurify", "esapi"]);
+const ALLOWLIST_CALL =
+  /\.(contains|includes|has|containsKey|fullmatch|isdigit|isalnum|isnumeric|matches)\s*\(|\bnot\s+in\b|\bin\s+\(|\bswitch\s*\(/;
+const ALLOWLIST_CONSTANT = /^(ALLOWED|PERMITTED|VALID|SAFE)/;
+/** Code shapes are looked for in at most this much code, on lines at most this long (minified lines say nothing). */
+const SHAPE_CHARS = 32 * 1024;
+const SHAPE_LINE = 1000;
+
+/** Identifiers of a line, with what follows each (to tell a call from a name). */
+function identifiers(line: string): { name: string; call: boolean }[] {
+  const out: { name: string; call: boolean }[] = [];
+  for (const m of line.matchAll(/[A-Za-z_$][\w$]*/g)) {
+    const after = line.slice(m.index + m[0].length).trimStart();
+    out.push({ name: m[0], call: after.startsWith("(") });
+  }
+  return out;
+}
+
+function sanitizerOn(line: string): boolean {
+  return identifiers(line).some(({ name, call }) => {
+    const lower = name.toLowerCase();
+    return SANITIZER_NAMES.has(lower) || (call && SANITIZER_PARTS.some((p) => lower.includes(p))) || /^Encode$/.test(name);
+  });
+}
+
+function allowlistOn(line: string): boolean {
+  if (ALLOWLIST_CALL.test(line)) return true;
+  return identifiers(line).some(({ name }) => {
+    const lower = name.toLowerCase();
+    const at = Math.max(lower.indexOf("allow"), lower.indexOf("white"));
+    return (at >= 0 && lower.indexOf("list", at) >= 0) || ALLOWLIST_CONSTANT.test(name);
+  });
+}
+
+/** What the code around the sink does to values, line by line (linear in the code's size). */
+function codeShapes(text: string): Pick<Evidence, "boundParameter" | "numericConversion" | "sanitizer" | "allowlist"> {
+  const lines = text
+    .slice(0, SHAPE_CHARS)
+    .split("\n")
+    .filter((l) => l.length <= SHAPE_LINE);
+  return {
+    boundParameter: lines.some((l) => BOUND_CALL.test(l) || BOUND_LITERAL.test(l)),
+    numericConversion: lines.some((l) => NUMERIC.test(l)),
+    sanitizer: lines.some(sanitizerOn),
+    allowlist: lines.some(allowlistOn),
+  };
+}
 
 /** The arguments of the last call on the line, or null when the line has no call. */
 function callArguments(line: string): string | null {
@@ -188,12 +234,9 @@ export function evidenceOf(f: FindingFacts, code: string): Evidence {
     crossesFiles: new Set(trace.map((s) => s.file ?? f.file)).size > 1,
     confidence: level(f.confidence),
     constantArguments: constantArguments(f.snippet ?? "", f.file),
-    boundParameter: BOUND.test(text),
-    numericConversion: NUMERIC.test(text),
-    sanitizer: SANITIZER.test(text),
-    allowlist: ALLOWLIST.test(text),
+    ...codeShapes(text),
     role: fileRole(f.file),
-    kind: codeKind(text),
+    kind: codeKind(text.slice(0, SHAPE_CHARS)),
   };
 }
 
