@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { countOutcomes, peerLanguage, scorePeerLabels, type LabelOutcome, type PeerCounts, type PeerLabel } from "./peer";
 import { cweNumber } from "./cwe";
-import { scanTree } from "./scan";
+import { scanTree, type ScanResult } from "./scan";
 
 export const APPS_DIR = join(dirname(fileURLToPath(import.meta.url)), "apps");
 /** The held-out applications: written blind, never read by anyone tuning detection. */
@@ -69,12 +69,21 @@ export function parseAppLabels(app: string, text: string): PeerLabel[] {
 
 const where = (o: LabelOutcome) => `${o.label.file}:${o.label.line} CWE-${o.label.cwes.join("/CWE-")}`;
 
-async function runApp(app: string, appsDir: string, scratch: string): Promise<AppResult> {
+/** Copies one application (without its labels.json) under `scratch` and scans it; findings' paths are relative to `root`. */
+export async function scanApp(
+  app: string,
+  appsDir: string,
+  scratch: string,
+): Promise<{ root: string; labels: PeerLabel[]; scan: ScanResult }> {
   const root = join(scratch, "apps", app);
   await mkdir(root, { recursive: true });
   await cp(join(appsDir, app), root, { recursive: true, filter: (src) => !src.endsWith("labels.json") });
   const labels = parseAppLabels(app, await readFile(join(appsDir, app, "labels.json"), "utf8"));
-  const scan = await scanTree(root);
+  return { root, labels, scan: await scanTree(root) };
+}
+
+async function runApp(app: string, appsDir: string, scratch: string): Promise<AppResult> {
+  const { labels, scan } = await scanApp(app, appsDir, scratch);
   const outcomes = scorePeerLabels(labels, scan.findings);
   const labelled = new Set(labels.map((l) => `${l.file}:${l.line}`));
   const unlabelled = scan.findings

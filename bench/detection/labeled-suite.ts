@@ -10,7 +10,7 @@ import { loadLabeledCases, scoreLabeled, type LabeledScore } from "./labeled";
 import { scanTree } from "./scan";
 
 export const LABELED_LANGUAGES = ["python", "javascript"] as const;
-const CASES_DIR = join(dirname(fileURLToPath(import.meta.url)), "taint-cases");
+export const CASES_DIR = join(dirname(fileURLToPath(import.meta.url)), "taint-cases");
 
 export interface LabeledSuiteResult {
   language: string;

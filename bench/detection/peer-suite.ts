@@ -81,14 +81,15 @@ export function isRefuted(f: NormalizedFinding): boolean {
   return (f.dataflow?.status as string | undefined) === "refuted";
 }
 
-interface SourceScan {
+export interface SourceScan {
   counted: NormalizedFinding[];
   refuted: NormalizedFinding[];
   info: PeerScanInfo;
   refutedByLanguage: Record<string, number>;
 }
 
-async function scanSource(root: string, source: string, labelled: ReadonlySet<string>): Promise<SourceScan> {
+/** Scans one source's folder (`root/source`) as a repository; the findings' paths start with the folder. */
+export async function scanSource(root: string, source: string, labelled: ReadonlySet<string>): Promise<SourceScan> {
   const scan = await scanTree(join(root, source));
   const all = [...scan.findings, ...scan.refuted].map((f) => ({ ...f, file: `${source}/${f.file}` }));
   const counted = all.filter((f) => !isRefuted(f));
