@@ -14,6 +14,7 @@ export * from "./counts";
 export * from "./bootstrap";
 export * from "./analysis-cache";
 export * from "./ai";
+export * from "./ai-learning";
 export * from "./ai-policy";
 export * from "./chat-data";
 export * from "./webhooks";

@@ -18,6 +18,7 @@ import {
   type RunAnalyzersResult,
 } from "@ax/scanner";
 import { keepCommitLabels, keptCommitLabels, labelsFor, type AiLabel } from "./auto-triage";
+import { adjustLabels, orgStatsFor } from "./org-learning";
 import { projectStateDir } from "./project-state";
 import { compareWithBase } from "./pull-request";
 import type { ScanDeps } from "./scan-deps";
@@ -179,7 +180,9 @@ async function triage(
     const model = a.deps.reviewModel ?? defaultReviewModel();
     const labels = await labelsFor(checkout, analysis.findings, model, cache && blobs ? { cache, blobs } : undefined, a.signal);
     if (cache) await keepCommitLabels(cache, model, commit, labels);
-    return labels;
+    // The model's labels are kept; the organization's own triage moves them (org-learning.ts).
+    const stats = await orgStatsFor(a.deps.db, a.scan, { publicScan: a.publicScan, log: a.log });
+    return adjustLabels(labels, analysis.findings, stats, model);
   } catch (err) {
     if (a.signal.aborted) throw err;
     // A label is advice: a scan never fails for want of one.
@@ -219,8 +222,10 @@ export async function earlierAnalysis(a: ScanAttempt): Promise<ScanAnalysis | nu
   let aiLabels: Map<string, AiLabel> | undefined;
   if (config.ai.autoTriage) {
     const model = a.deps.reviewModel ?? defaultReviewModel();
-    aiLabels = await keptCommitLabels(cache, model, remote.commit, analysis.findings);
-    if (!aiLabels) return null;
+    const kept = await keptCommitLabels(cache, model, remote.commit, analysis.findings);
+    if (!kept) return null;
+    const stats = await orgStatsFor(db, scan, { publicScan: a.publicScan, log: a.log });
+    aiLabels = adjustLabels(kept, analysis.findings, stats, model);
   }
   await updateProgress(db, scan.id, { phase: "analyzing", progress: 30, commit: remote.commit, branch: remote.branch });
   return { ...analysis, aiLabels, lineMaps: [], diff: undefined };

@@ -14,6 +14,7 @@ import {
   type ModelProvider,
   type ReviewModel,
 } from "@ax/ai";
+import { adjustVerdict, reviewFacts } from "@ax/ai/review";
 import type { AiConfig } from "@ax/config";
 import type { ReviewBody, ReviewResult } from "@ax/contracts";
 import { feedbackAgreement, getAiRequest, getGroup, insertAiRequest, isId, upsertFeedback, type Principal } from "@ax/db";
@@ -21,6 +22,7 @@ import type { Logger } from "@ax/logger";
 import type { AppDeps } from "../http/context";
 import { AppError, badRequest, notFound } from "../http/errors";
 import { orgIds } from "./access";
+import { orgStatsOf } from "./org-learning";
 import { snippetEvidence } from "./snippet-evidence";
 
 export interface AiServices {
@@ -70,6 +72,9 @@ export async function reviewForCaller(
   const evidence = await snippetEvidence(body, { signal });
   const verdict: CombinedVerdict = await reviewFinding(ai.reviewModel, { ...body, evidence }, server);
   if (verdict.llmError) log.warn("review model server failed; trained model answered alone", { error: verdict.llmError });
+  // The organization's own triage and review votes move the verdict (org-learning.ts); never another organization's.
+  const stats = await orgStatsOf(deps.db, caller.organizationId);
+  Object.assign(verdict, adjustVerdict(verdict, reviewFacts(body), stats, { threshold: ai.reviewModel.artifact.threshold }));
   const requestId = randomUUID();
   await insertAiRequest(deps.db, {
     id: requestId,
