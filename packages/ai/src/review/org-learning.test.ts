@@ -152,6 +152,28 @@ describe("adjustVerdict", () => {
     expect(buildOrgStats(mixed).scale).toBeLessThan(1);
   });
 
+  it("tempers the model's own confidence when it was too sure on the organization's labels, and says so", () => {
+    // The model said 0.97 to every one; a third were true positives.
+    const labels = Array.from({ length: 60 }, (_, i) =>
+      label({ ...sibling(i), rule_id: `rule-${i}`, cwe_id: null }, i % 3 === 0, { pTrue: 0.97 }),
+    );
+    const stats = buildOrgStats(labels);
+    expect(stats.temperature).toBeLessThan(1);
+    expect(stats.record).toEqual({ scored: 60, correct: 20 });
+    // A finding of a rule nobody labelled: same class, less sure.
+    const lone: LabelFacts = { ...SQLI, rule_id: "unlabelled", cwe_id: null };
+    const v = verdict(0.97);
+    const moved = adjustVerdict(v, lone, stats);
+    expect(moved.class).toBe("TRUE_POSITIVE");
+    expect(moved.pTrue).toBeLessThan(0.97);
+    expect(moved.reasons[0]).toBe(
+      "the review model was right on 20 of 60 findings triaged in this organization, so its own confidence counts for less",
+    );
+    // A model that was right keeps its confidence.
+    const right = labels.map((l) => ({ ...l, pTrue: l.truePositive ? 0.97 : 0.03 }));
+    expect(buildOrgStats(right).temperature).toBe(1);
+  });
+
   it("is deterministic, bounded and fast", () => {
     const labels: OrgLabel[] = [];
     for (let i = 0; i < 5_000; i++)
@@ -164,6 +186,11 @@ describe("adjustVerdict", () => {
     const perFindingMs = Number(process.hrtime.bigint() - t0) / 1e6 / 1000;
     expect(perFindingMs).toBeLessThan(1);
     expect(out).toEqual(labels.slice(0, 1000).map((l) => adjustVerdict(verdict(0.7), l.facts, stats).pTrue));
+    // Hostile text: quotes that never close, a 64 KiB one-line review.
+    const t1 = process.hrtime.bigint();
+    codeShape('"'.repeat(4000) + "'".repeat(4000), "a.js");
+    reviewFacts({ code: `f(${"a+".repeat(32_000)}b)`, cwe_id: "CWE-89" });
+    expect(Number(process.hrtime.bigint() - t1) / 1e6).toBeLessThan(50);
     // The shift is bounded.
     const many = buildOrgStats(Array.from({ length: 3000 }, () => label(SQLI, false)));
     expect(adjustVerdict(verdict(0.999), SQLI, many).pTrue).toBeCloseTo(1 / (1 + Math.exp(-(Math.log(999) - 5))), 3);

@@ -73,6 +73,14 @@ export interface OrgStats {
    * p(TRUE_POSITIVE) when they were given; 1 with fewer than MIN_FIT scored labels.
    */
   scale: number;
+  /**
+   * How far the model's own verdict is trusted on this organization's code: its logit is
+   * multiplied by this (1, 0.5 or 0.25), fitted with `scale`. Below 1 when the model was
+   * too sure of itself on the organization's labels.
+   */
+  temperature: number;
+  /** The scored labels the fit read, and how many of them the AI's class had right. */
+  record: { scored: number; correct: number };
 }
 
 export interface LearningParams {
@@ -96,6 +104,7 @@ export const DEFAULT_LEARNING: LearningParams = {
 /** Scored labels needed before the trust in the counts is fitted (SCALES), else 1. */
 export const MIN_FIT = 30;
 export const SCALES = [0.5, 1, 2, 4] as const;
+export const TEMPERATURES = [1, 0.5, 0.25] as const;
 
 /** At most this many labels are counted (the store reads up to 10,000 triaged findings and 10,000 votes, most recent first). */
 export const MAX_LABELS = 20_000;
@@ -118,7 +127,11 @@ const STRING = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g;
 export function codeShape(snippet: string | null | undefined, file = ""): string | null {
   if (!snippet) return null;
   const text = stripComments(snippet.slice(0, 4000), file);
-  const line = text.split("\n").find((l) => l.trim() !== "");
+  // Bounded before any pattern runs: a hostile snippet's line costs at most this much.
+  const line = text
+    .split("\n")
+    .find((l) => l.trim() !== "")
+    ?.slice(0, 400);
   if (!line) return null;
   const shape = line
     // What the sink's value is assigned to, or returned from, is not its shape.
@@ -162,7 +175,7 @@ export function buildOrgStats(
   opts: { projectId?: string | null; maxLabels?: number; params?: LearningParams } = {},
 ): OrgStats {
   const max = opts.maxLabels ?? MAX_LABELS;
-  const stats: OrgStats = { counts: new Map(), own: new Map(), labels: 0, forProject: !!opts.projectId, scale: 1 };
+  const stats: OrgStats = { ...emptyOrgStats(), forProject: !!opts.projectId };
   const scored: { facts: LabelFacts; own: { keys: string[]; truePositive: boolean }; pTrue: number }[] = [];
   for (const label of labels) {
     if (stats.labels >= max) break;
@@ -188,35 +201,39 @@ export function buildOrgStats(
       stats.own.set(label.fingerprint, list);
     }
   }
-  stats.scale = fitScale(stats, scored, opts.params ?? DEFAULT_LEARNING);
+  Object.assign(stats, fitTrust(stats, scored, opts.params ?? DEFAULT_LEARNING));
   return stats;
 }
 
 /**
- * The λ factor (of SCALES) under which the scored labels are most likely: each label's
- * p(TRUE_POSITIVE) moved by the counts without itself. Ties go to the factor nearest 1.
+ * The λ factor (of SCALES) and the model's temperature (of TEMPERATURES) under which the
+ * scored labels are most likely: each label's p(TRUE_POSITIVE), tempered, moved by the counts
+ * without itself. Ties go to the model as it is (1, 1), evaluated first.
  */
-function fitScale(
+function fitTrust(
   stats: OrgStats,
   scored: readonly { facts: LabelFacts; own: { keys: string[]; truePositive: boolean }; pTrue: number }[],
   params: LearningParams,
-): number {
-  if (scored.length < MIN_FIT) return 1;
+): Pick<OrgStats, "scale" | "temperature" | "record"> {
+  const record = { scored: scored.length, correct: scored.filter((l) => l.pTrue >= 0.5 === l.own.truePositive).length };
+  if (scored.length < MIN_FIT) return { scale: 1, temperature: 1, record };
   const raw = scored.map((l) => ({ z: logit(l.pTrue), y: l.own.truePositive, shift: shiftOf(l.facts, stats, [l.own], params).shift }));
-  let best = { scale: 1, ll: -Infinity };
-  for (const scale of [1, ...SCALES.filter((s) => s !== 1)]) {
-    let ll = 0;
-    for (const r of raw) {
-      const z = r.z + Math.max(-params.maxShift, Math.min(params.maxShift, scale * r.shift));
-      ll += r.y ? -Math.log1p(Math.exp(-z)) : -Math.log1p(Math.exp(z));
+  let best = { scale: 1, temperature: 1, ll: -Infinity };
+  for (const temperature of TEMPERATURES) {
+    for (const scale of [1, ...SCALES.filter((s) => s !== 1)]) {
+      let ll = 0;
+      for (const r of raw) {
+        const z = temperature * r.z + Math.max(-params.maxShift, Math.min(params.maxShift, scale * r.shift));
+        ll += r.y ? -Math.log1p(Math.exp(-z)) : -Math.log1p(Math.exp(z));
+      }
+      if (ll > best.ll + 1e-9) best = { scale, temperature, ll };
     }
-    if (ll > best.ll + 1e-9) best = { scale, ll };
   }
-  return best.scale;
+  return { scale: best.scale, temperature: best.temperature, record };
 }
 
 export function emptyOrgStats(): OrgStats {
-  return { counts: new Map(), own: new Map(), labels: 0, forProject: false, scale: 1 };
+  return { counts: new Map(), own: new Map(), labels: 0, forProject: false, scale: 1, temperature: 1, record: { scored: 0, correct: 0 } };
 }
 
 /** The counts of a key without the finding's own labels (leave-one-out). */
@@ -347,11 +364,16 @@ export function adjustVerdict<V extends VerdictLike>(
 ): V {
   const params = opts.params ?? DEFAULT_LEARNING;
   const { shift, evidence } = orgShift(facts, stats, { fingerprint: opts.fingerprint ?? null, params });
-  if (Math.abs(shift) < params.minShift) return verdict;
-  const z = logit(verdict.pTrue) + shift;
+  const moved = Math.abs(shift) >= params.minShift;
+  if (!moved && stats.temperature === 1) return verdict;
+  const z = stats.temperature * logit(verdict.pTrue) + (moved ? shift : 0);
   const pTrue = round(z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
   const cls = pTrue >= (opts.threshold ?? 0.5) ? "TRUE_POSITIVE" : "FALSE_POSITIVE";
-  const reason = orgReason(facts, stats, evidence, shift);
+  const reason = moved ? orgReason(facts, stats, evidence, shift) : null;
+  const tempered =
+    stats.temperature < 1
+      ? `the review model was right on ${stats.record.correct} of ${stats.record.scored} findings triaged in this organization, so its own confidence counts for less`
+      : null;
   const base = verdict.reasons ?? [];
   const kept =
     cls === verdict.class
@@ -363,7 +385,7 @@ export function adjustVerdict<V extends VerdictLike>(
     confidence: round(cls === "TRUE_POSITIVE" ? pTrue : 1 - pTrue),
     pTrue,
     model: verdict.model.endsWith(ORG_SUFFIX) ? verdict.model : `${verdict.model}${ORG_SUFFIX}`,
-    reasons: reason ? [reason, ...kept] : kept,
+    reasons: [...(reason ? [reason] : []), ...(tempered ? [tempered] : []), ...kept].slice(0, 3),
   };
 }
 
