@@ -66,7 +66,7 @@ describe("adjustVerdict", () => {
     expect(moved.reasons[0]).toBe("2 findings of the same rule and code shape in this project were marked false positive");
     // More labels, further.
     const more = buildOrgStats(
-      [1, 2, 3, 4, 5, 6].map((n) => label(sibling(n), false)),
+      Array.from({ length: 10 }, (_, n) => label(sibling(n + 1), false)),
       { projectId: "p1" },
     );
     const further = adjustVerdict(v, SQLI, more);

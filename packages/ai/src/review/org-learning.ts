@@ -96,7 +96,7 @@ export interface LearningParams {
 
 export const DEFAULT_LEARNING: LearningParams = {
   lambda: { shape: 0.6, dir: 0.35, rule: 0.25, "cwe-shape": 0.35 },
-  alpha: 1,
+  alpha: 2,
   maxShift: 5,
   minShift: 0.1,
 };
