@@ -54,12 +54,12 @@ export async function deriveOwn(opts: { scratch: string; log: (m: string) => voi
   for (const app of apps.sort()) {
     opts.log(`own-apps: scanning ${app}`);
     const { root, labels, scan } = await scanApp(app, APPS_DIR, opts.scratch);
-    const { examples, counts } = await labelledExamples(scan.findings, (f) => peerVerdict(labels, f), {
-      source: "own-apps",
-      related: new RelatedIndex(fsSourceReader(root)),
-      group: (f) => `own-apps/${app}/${maskPath(f.file)}`,
-    });
+    const related = new RelatedIndex(fsSourceReader(root));
+    const group = (f: NormalizedFinding) => `own-apps/${app}/${maskPath(f.file)}`;
+    const { examples, counts } = await labelledExamples(scan.findings, (f) => peerVerdict(labels, f), { source: "own-apps", related, group });
     out.examples.push(...examples);
+    const refuted = await labelledExamples(scan.refuted, (f) => peerVerdict(labels, f), { source: "own-apps", related, group, refuted: true });
+    out.examples.push(...refuted.examples);
     addInto(out.counts, "own-apps", counts);
   }
   for (const language of LABELED_LANGUAGES) {
@@ -69,12 +69,12 @@ export async function deriveOwn(opts: { scratch: string; log: (m: string) => voi
     const cases = await loadLabeledCases(root);
     opts.log(`own-twins: scanning ${cases.length} ${language} cases`);
     const scan = await scanTree(root);
-    const { examples, counts } = await labelledExamples(scan.findings, (f) => twinVerdict(cases, f), {
-      source: "own-twins",
-      related: new RelatedIndex(fsSourceReader(root)),
-      group: (f) => maskPath(twinGroup(language, f.file)),
-    });
+    const related = new RelatedIndex(fsSourceReader(root));
+    const group = (f: NormalizedFinding) => maskPath(twinGroup(language, f.file));
+    const { examples, counts } = await labelledExamples(scan.findings, (f) => twinVerdict(cases, f), { source: "own-twins", related, group });
     out.examples.push(...examples);
+    const refuted = await labelledExamples(scan.refuted, (f) => twinVerdict(cases, f), { source: "own-twins", related, group, refuted: true });
+    out.examples.push(...refuted.examples);
     addInto(out.counts, "own-twins", counts);
   }
   return out;

@@ -77,7 +77,7 @@ export function emptyVerdicts(): VerdictCounts {
 export async function labelledExamples(
   findings: readonly NormalizedFinding[],
   verdict: (f: NormalizedFinding) => PeerVerdict,
-  opts: { source: ExampleSource; related: RelatedIndex; group: (f: NormalizedFinding) => string },
+  opts: { source: ExampleSource; related: RelatedIndex; group: (f: NormalizedFinding) => string; refuted?: boolean },
 ): Promise<{ examples: LabeledExample[]; counts: VerdictCounts }> {
   const counts = emptyVerdicts();
   const examples: LabeledExample[] = [];
@@ -88,7 +88,8 @@ export async function labelledExamples(
       continue;
     }
     counts[v === 1 ? "truePositives" : "falsePositives"]++;
-    examples.push(await exampleOf(f, { source: opts.source, group: opts.group(f), label: v, related: opts.related }));
+    const e = await exampleOf(f, { source: opts.source, group: opts.group(f), label: v, related: opts.related });
+    examples.push(opts.refuted ? { ...e, refuted: true } : e);
   }
   return { examples, counts };
 }
@@ -112,7 +113,7 @@ export async function derivePeer(opts: { datasets: string; scratch: string; log:
     const own = labels.filter((l) => l.source === source);
     if (own.length === 0 || !existsSync(join(root, source))) continue;
     opts.log(`peer: scanning ${source === HELD_OUT_SOURCE ? "the held-out source" : source}`);
-    let { counted } = await scanSource(root, source, new Set(own.map((l) => l.file)));
+    let { counted, refuted } = await scanSource(root, source, new Set(own.map((l) => l.file)));
     if (source === HELD_OUT_SOURCE) {
       const devFiles = [...new Set(labels.filter((l) => l.source !== HELD_OUT_SOURCE).map((l) => l.file))];
       const dup = await nearDuplicates(root, [...new Set(own.map((l) => l.file))], devFiles);
@@ -127,6 +128,16 @@ export async function derivePeer(opts: { datasets: string; scratch: string; log:
     });
     out.examples.push(...examples);
     out.counts[source] = counts;
+    if (source === HELD_OUT_SOURCE) continue;
+    // Refuted matches of development sources: training examples only (never tested on).
+    const refutedExamples = await labelledExamples(refuted, (f) => peerVerdict(own, f, slack), {
+      source: source as ExampleSource,
+      related,
+      group: (f) => maskPath(f.file),
+      refuted: true,
+    });
+    out.examples.push(...refutedExamples.examples);
+    opts.log(`${source}: ${refutedExamples.examples.length} refuted matches labelled (training only)`);
   }
   return out;
 }

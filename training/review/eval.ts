@@ -13,11 +13,14 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ReviewModel, atThreshold, expectedCalibrationError, rocAuc, type Scored } from "@ax/ai/review";
+import { ReviewModel, atThreshold, evidenceOf, expectedCalibrationError, rocAuc, type Scored } from "@ax/ai/review";
+import { snippetDataflowFacts } from "@ax/scanner";
+import { QUERY_PAIRS } from "../../packages/api-server/src/test-fixtures/query-pairs";
+import { replay, replaySummary } from "./replay";
 import { DEFAULT_EXAMPLES } from "./derive";
-import { dedupKey } from "./dedup";
+import { dedupKey } from "./strip";
 import { loadExamples, type LabeledExample } from "./examples";
-import { renderLoso, type LosoEvaluation, type SourceFigures } from "./report";
+import { renderLoso, type LosoEvaluation, type LosoSource, type SourceFigures } from "./report";
 import { HELD_OUT_SOURCES, inputOf, trainArtifact } from "./train";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -64,7 +67,8 @@ export function holdOut(
   const train = examples.filter((e) => e.source !== source && !HELD_OUT_SOURCES.has(e.source));
   const model = new ReviewModel(trainArtifact(train));
   const seen = new Set(train.map(dedupKey));
-  const test = examples.filter((e) => e.source === source);
+  // Refuted matches are never shown to a user, so never tested on (they only train).
+  const test = examples.filter((e) => e.source === source && !e.refuted);
   const kept = test.filter((e) => !seen.has(dedupKey(e)));
   return { model, scored: kept.map((e) => ({ e, p: model.probability(inputOf(e)) })), duplicates: test.length - kept.length };
 }
@@ -76,6 +80,38 @@ function byLanguage(scored: readonly { e: LabeledExample; p: number }[], thresho
     groups.set(lang, [...(groups.get(lang) ?? []), { p, y: e.label }]);
   }
   return Object.fromEntries([...groups].sort(([a], [b]) => a.localeCompare(b)).map(([k, r]) => [k, figures(r, threshold)]));
+}
+
+/** Per-organization learning replayed on the held-out source: 10% triaged, figures on the rest. */
+function replayed(scored: readonly { e: LabeledExample; p: number }[], threshold: number): LosoSource["replay"] {
+  const r = replay(
+    scored.map((x) => x.e),
+    scored.map((x) => x.p),
+    0.1,
+    20261127,
+    threshold,
+  );
+  const summary = replaySummary(r, 0.05);
+  const at = (pick: (i: { before: number; after: number }) => number) => {
+    const fps = r.rest.filter((i) => i.label === 0);
+    const tps = r.rest.filter((i) => i.label === 1);
+    return {
+      fpCaught: fps.filter((i) => pick(i) < threshold).length / Math.max(1, fps.length),
+      tpLost: tps.filter((i) => pick(i) < threshold).length / Math.max(1, tps.length),
+    };
+  };
+  return { triaged: r.triaged, before: summary.before, after: summary.after, atThreshold: { before: at((i) => i.before), after: at((i) => i.after) } };
+}
+
+/** Our parameterized vs concatenated query pairs, reviewed as the API reviews a bare snippet. */
+function pairs(model: ReviewModel): NonNullable<LosoEvaluation["pairs"]> {
+  const rows = QUERY_PAIRS.map((q) => {
+    const facts = snippetDataflowFacts({ code: q.code, file: q.file, cwe_id: q.cwe_id, line: String(q.line) });
+    const evidence = facts ? evidenceOf(facts, q.code) : null;
+    const v = model.review({ code: q.code, cwe_id: q.cwe_id, file: q.file, evidence });
+    return { name: q.name, expected: q.vulnerable ? "TRUE_POSITIVE" : "FALSE_POSITIVE", got: v.class, pTrue: v.pTrue, reasons: v.reasons };
+  });
+  return { total: rows.length, right: rows.filter((r) => r.expected === r.got).length, rows };
 }
 
 function latency(model: ReviewModel, examples: readonly LabeledExample[]): { p50: number; p95: number; samples: number } {
@@ -93,7 +129,7 @@ function latency(model: ReviewModel, examples: readonly LabeledExample[]): { p50
 }
 
 export function evaluateLoso(examples: readonly LabeledExample[], only?: readonly string[]): LosoEvaluation {
-  const sources = [...new Set(examples.map((e) => e.source))].filter((s) => s !== "feedback" && (!only || only.includes(s))).sort();
+  const sources = [...new Set(examples.filter((e) => !e.refuted).map((e) => e.source))].filter((s) => s !== "feedback" && (!only || only.includes(s))).sort();
   const out: LosoEvaluation["sources"] = [];
   for (const source of sources) {
     const started = performance.now();
@@ -109,6 +145,7 @@ export function evaluateLoso(examples: readonly LabeledExample[], only?: readonl
       chosen: { tokens: model.artifact.tokens ?? true, l2: Number((model.artifact.training.hyperParameters as { l2?: number }).l2) },
       ...f,
       byLanguage: byLanguage(scored, threshold),
+      replay: replayed(scored, threshold),
     });
     log(
       `${source}: ${f.examples} examples (${f.truePositives} TP / ${f.falsePositives} FP, ${duplicates} duplicates dropped), ` +
@@ -123,6 +160,7 @@ export function evaluateLoso(examples: readonly LabeledExample[], only?: readonl
     threshold: shipped.artifact.threshold,
     sources: out,
     latencyMs: latency(shipped, examples),
+    pairs: pairs(shipped),
     targets: TARGETS,
     node: process.version,
   };

@@ -35,6 +35,12 @@ export interface LabeledExample {
   rule_id: string;
   /** What the review reads: the enclosing function with its callers and callees, label-revealing comments removed. */
   code: string;
+  /**
+   * A pattern match the taint analysis refuted: never shown to a user, so never a test
+   * example, but a training example of what refutation, and the code shapes that led to it,
+   * say (the API's snippet review sees refutations).
+   */
+  refuted?: boolean;
   /** The finding as the scanner reported it (confidence, dataflow verdict and trace, snippet): the evidence is read from it. */
   facts?: FindingFacts;
 }

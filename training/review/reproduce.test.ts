@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { DEFAULT_MODEL_PATH, type ReviewModelArtifact } from "@ax/ai/review";
 import { DEFAULT_EXAMPLES } from "./derive";
-import { dedupKey } from "./dedup";
+import { dedupKey } from "./strip";
 import { loadExamples, type LabeledExample } from "./examples";
 import { HELD_OUT_SOURCES, capped, priorTable, thresholdFor, trainArtifact, vectorOf } from "./train";
 

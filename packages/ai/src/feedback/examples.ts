@@ -3,6 +3,7 @@
  * vote confirms the class the model returned, a "false" vote says the other class was right.
  * The example has the shape of training/review/examples.ts (one line of JSONL each).
  */
+import type { FindingFacts } from "../review/evidence";
 
 export interface ReviewVote {
   request_id: string;
@@ -21,6 +22,14 @@ export interface FeedbackExample {
   analyzer: string;
   rule_id: string;
   code: string;
+  /** What the taint analysis found in the snippet when the review ran (the review model's evidence). */
+  facts?: FindingFacts;
+}
+
+function isFacts(v: unknown): v is FindingFacts {
+  if (!v || typeof v !== "object") return false;
+  const f = v as Record<string, unknown>;
+  return typeof f.analyzer === "string" && typeof f.rule_id === "string" && typeof f.file === "string" && typeof f.start_line === "number";
 }
 
 export function voteToExample(v: ReviewVote): FeedbackExample | null {
@@ -41,5 +50,6 @@ export function voteToExample(v: ReviewVote): FeedbackExample | null {
     analyzer: "review-api",
     rule_id: "",
     code,
+    ...(isFacts(input.facts) ? { facts: input.facts } : {}),
   };
 }

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { ModelProvider } from "../provider/types";
+import { evidenceFeatures } from "./evidence";
 import type { ReviewInput } from "./features";
 import { reasonsFor, type ReviewClass, type ReviewModel } from "./model";
 
@@ -63,11 +64,18 @@ export interface ReviewServerOptions {
   signal?: AbortSignal;
 }
 
-function userMessage(input: ReviewInputWithLine): string {
+/** The scanner's evidence in words, as the trained model names it (none for a finding nobody analysed). */
+function evidenceLines(input: ReviewInputWithLine): string[] {
+  if (!input.evidence) return ["Evidence from the scanner: none (the code was not analysed)."];
+  return ["Evidence from the scanner:", ...evidenceFeatures(input.evidence).map((f) => `- ${f.words}`)];
+}
+
+export function userMessage(input: ReviewInputWithLine): string {
   const fence = "`".repeat(Math.max(3, ...[...input.code.matchAll(/`+/g)].map((m) => m[0].length + 1)));
   return [
     `Weakness: ${input.cwe_id ?? "not given"}${input.cwe_name ? ` (${input.cwe_name})` : ""}`,
     `File: ${input.file ?? "not given"}${input.line ? `, line ${input.line}` : ""}`,
+    ...evidenceLines(input),
     "Code:",
     fence,
     input.code,

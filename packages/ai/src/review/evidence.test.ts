@@ -128,3 +128,26 @@ describe("reasons", () => {
     expect(evidenceFeatures(evidenceOf(facts(), "x")).every((f) => f.name.startsWith("ev:") && f.words.length > 0)).toBe(true);
   });
 });
+
+describe("the model server's prompt", () => {
+  it("carries the scanner's evidence in words, or says there is none", async () => {
+    const { userMessage } = await import("./combine");
+    const ev = evidenceOf(facts(), "stmt.executeQuery(q + name);");
+    const withEvidence = userMessage({ code: "stmt.executeQuery(q + name);", cwe_id: "CWE-89", file: "Users.java", evidence: ev });
+    expect(withEvidence).toContain("- the taint analysis traced request data to this sink");
+    expect(userMessage({ code: "x()", cwe_id: "CWE-89" })).toContain("Evidence from the scanner: none");
+  });
+});
+
+describe("votes as examples", () => {
+  it("keep the facts the review ran on, and drop what is not facts", async () => {
+    const { voteToExample } = await import("../feedback/examples");
+    const input = { code: "q(x)", cwe_id: "CWE-89", file: "a.py", line: "1", facts: facts({ file: "a.py" }) };
+    expect(voteToExample({ request_id: "r1", class: "TRUE_POSITIVE", feedback: false, input })).toMatchObject({
+      label: 0,
+      facts: { analyzer: "semgrep", file: "a.py" },
+    });
+    const bogus = voteToExample({ request_id: "r2", class: "TRUE_POSITIVE", feedback: true, input: { ...input, facts: { analyzer: 1 } } });
+    expect(bogus).not.toHaveProperty("facts");
+  });
+});

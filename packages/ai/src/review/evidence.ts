@@ -254,7 +254,6 @@ export function evidenceFeatures(ev: Evidence): { name: string; words: string }[
     "not-modelled": "the taint analysis does not model this kind of finding",
   };
   add(`flow:${ev.dataflow}`, flowWords[ev.dataflow]);
-  add(`flow:${ev.dataflow}:${ev.language}`, flowWords[ev.dataflow]);
   for (const r of ev.openReasons) add(`open:${r}`, OPEN_WORDS[r]);
   if (ev.sourceKind)
     add(
@@ -276,6 +275,30 @@ export function evidenceFeatures(ev: Evidence): { name: string; words: string }[
   add(`role:${ev.role}`, ROLE_WORDS[ev.role]);
   add(`kind:${ev.kind}`, KIND_WORDS[ev.kind]);
   return out;
+}
+
+/**
+ * The direction each piece of evidence can weigh, where security knowledge says it: a traced
+ * path from a request makes a finding likelier real; a bound parameter, a conversion to a
+ * number, a sanitizer, an allowlist, constant arguments, test or vendored code, the
+ * analyzer's own low confidence and a refutation make it likelier false. Training keeps
+ * these weights on their side of zero (a weight can shrink to nothing, never flip): a
+ * suite whose safe twins happen to use prepared statements more often than its flaws
+ * cannot teach the model that binding parameters is a sign of injection. The rest
+ * (whether the analysis modelled the finding, its open reasons, the code's kind) is learned
+ * freely.
+ */
+const SIGNS: readonly [RegExp, 1 | -1][] = [
+  [/^ev:(flow:confirmed|source:|sourcekind:remote|conf:HIGH)/, 1],
+  [/^prior:rule$/, 1],
+  [/^ev:(flow:refuted|bound|numeric|sanitizer|allowlist|const-args|conf:LOW|role:(test|example|vendored|generated|build))/, -1],
+];
+
+/** The known direction of a feature (its family crosses `name|family` included), or undefined. */
+export function evidenceSign(name: string): 1 | -1 | undefined {
+  const base = name.split("|")[0] as string;
+  for (const [re, sign] of SIGNS) if (re.test(base)) return sign;
+  return undefined;
 }
 
 const SOURCE_WORDS: Record<SourceClass, string> = {

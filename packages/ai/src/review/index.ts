@@ -2,6 +2,7 @@
 export { codeContext, type CodeContext } from "./context";
 export {
   featurize,
+  evidenceBlock,
   featureIndex,
   family,
   cweNumber,
@@ -35,6 +36,7 @@ export { fsSourceReader } from "./fs-reader";
 export {
   evidenceOf,
   evidenceFeatures,
+  evidenceSign,
   fileRole,
   codeKind,
   languageOf,

@@ -20,6 +20,12 @@ export interface TrainOptions {
   learningRate: number;
   l2: number;
   seed: number;
+  /**
+   * Weights whose direction is known (index → +1 or −1): after each step a weight that
+   * crossed zero is clipped back to it, so a piece of evidence can weigh less than
+   * expected but never the wrong way (a projected gradient step).
+   */
+  signs?: ReadonlyMap<number, 1 | -1>;
 }
 
 export interface LinearModel {
@@ -67,6 +73,8 @@ export function trainLogistic(examples: readonly Example[], opts: TrainOptions):
         const g = err * v + opts.l2 * (w[i] as number);
         g2[i] = (g2[i] as number) + g * g;
         w[i] = (w[i] as number) - (opts.learningRate / Math.sqrt(g2[i] as number)) * g;
+        const sign = opts.signs?.get(i);
+        if (sign !== undefined && (w[i] as number) * sign < 0) w[i] = 0;
       }
     }
   }

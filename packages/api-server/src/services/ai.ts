@@ -23,7 +23,7 @@ import type { AppDeps } from "../http/context";
 import { AppError, badRequest, notFound } from "../http/errors";
 import { orgIds } from "./access";
 import { orgStatsOf } from "./org-learning";
-import { snippetEvidence } from "./snippet-evidence";
+import { snippetReview } from "./snippet-evidence";
 
 export interface AiServices {
   reviewModel: ReviewModel;
@@ -69,7 +69,7 @@ export async function reviewForCaller(
   const server =
     ai.provider && modelName ? { provider: ai.provider, model: modelName, weight: deps.config.ai.reviewLlmWeight, signal } : undefined;
   // No finding behind a bare snippet: the taint analysis runs on it for the same evidence.
-  const evidence = await snippetEvidence(body, { signal });
+  const { facts, evidence } = await snippetReview(body, { signal });
   const verdict: CombinedVerdict = await reviewFinding(ai.reviewModel, { ...body, evidence }, server);
   if (verdict.llmError) log.warn("review model server failed; trained model answered alone", { error: verdict.llmError });
   // The organization's own triage and review votes move the verdict (org-learning.ts); never another organization's.
@@ -94,6 +94,7 @@ export async function reviewForCaller(
       file: body.file ?? null,
       line: body.line ?? null,
       p_true: verdict.pTrue,
+      facts,
     },
   });
   return { class: verdict.class, confidence: verdict.confidence, request_id: requestId, model: verdict.model, reasons: verdict.reasons };

@@ -17,6 +17,15 @@ export async function snippetFacts(body: ReviewBody, opts: SnippetOptions = {}):
   return (await snippetEvidenceInThread(inputOf(body), opts))?.facts ?? null;
 }
 
+/** Both: the facts (kept with the request, so a vote on it trains with them) and the evidence. */
+export async function snippetReview(
+  body: ReviewBody,
+  opts: SnippetOptions = {},
+): Promise<{ facts: FindingFacts | null; evidence: Evidence | null }> {
+  const r = await snippetEvidenceInThread(inputOf(body), opts);
+  return { facts: r?.facts ?? null, evidence: r?.evidence ?? null };
+}
+
 /** The review model's evidence for the snippet, or null (no evidence) when the analysis could not run. */
 export async function snippetEvidence(body: ReviewBody, opts: SnippetOptions = {}): Promise<Evidence | null> {
   return (await snippetEvidenceInThread(inputOf(body), opts))?.evidence ?? null;
