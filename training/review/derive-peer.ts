@@ -113,7 +113,9 @@ export async function derivePeer(opts: { datasets: string; scratch: string; log:
     const own = labels.filter((l) => l.source === source);
     if (own.length === 0 || !existsSync(join(root, source))) continue;
     opts.log(`peer: scanning ${source === HELD_OUT_SOURCE ? "the held-out source" : source}`);
-    let { counted, refuted } = await scanSource(root, source, new Set(own.map((l) => l.file)));
+    const scanned = await scanSource(root, source, new Set(own.map((l) => l.file)));
+    const refuted = scanned.refuted;
+    let counted = scanned.counted;
     if (source === HELD_OUT_SOURCE) {
       const devFiles = [...new Set(labels.filter((l) => l.source !== HELD_OUT_SOURCE).map((l) => l.file))];
       const dup = await nearDuplicates(root, [...new Set(own.map((l) => l.file))], devFiles);

@@ -183,7 +183,10 @@ export function thresholdFor(calibrated: readonly { p: number; y: 0 | 1 }[], bud
 }
 
 export function trainArtifact(examples: readonly LabeledExample[]): ReviewModelArtifact {
-  const rows = examples.filter((e) => !HELD_OUT_SOURCES.has(e.source));
+  const all = examples.filter((e) => !HELD_OUT_SOURCES.has(e.source));
+  // Selection, calibration and threshold on the same capped sample the models train on: one
+  // large suite must not decide the calibration any more than the weights.
+  const rows = capped(all);
   const labels = rows.map((e) => e.label);
   let best: { tokens: boolean; l2: number; auc: number; scores: number[]; aucs: number[] } | null = null;
   for (const { tokens } of CONFIGS) {
@@ -198,7 +201,7 @@ export function trainArtifact(examples: readonly LabeledExample[]): ReviewModelA
   const calibration = fitPlatt(chosen.scores, labels);
   const calibrated = chosen.scores.map((s, i) => ({ p: sigmoid(calibration.a * s + calibration.b), y: labels[i] as 0 | 1 }));
   const threshold = Math.round(thresholdFor(calibrated, TP_LOSS_BUDGET) * 10_000) / 10_000;
-  const { model, priors } = fit(rows, chosen.tokens, chosen.l2);
+  const { model, priors } = fit(all, chosen.tokens, chosen.l2);
   const weights = encodeWeights(model.weights);
   const dataDigest = createHash("sha256");
   for (const e of rows)
@@ -220,13 +223,13 @@ export function trainArtifact(examples: readonly LabeledExample[]): ReviewModelA
     training: {
       dataSha256: dataDigest.digest("hex"),
       hyperParameters: { ...HYPER, l2: chosen.l2, l2Grid: L2_GRID, tokens: chosen.tokens, configs: CONFIGS, tpLossBudget: TP_LOSS_BUDGET },
-      train: { examples: rows.length, truePositives: tps.length, falsePositives: fps.length },
+      train: { examples: all.length, sample: rows.length, truePositives: tps.length, falsePositives: fps.length },
       outOfSourceAuc: chosen.auc,
       outOfSource: {
         fpCaught: fps.filter((r) => r.p < threshold).length / Math.max(1, fps.length),
         tpDismissed: tps.filter((r) => r.p < threshold).length / Math.max(1, tps.length),
       },
-      sources: [...new Set(rows.map((e) => e.source))].sort(),
+      sources: [...new Set(all.map((e) => e.source))].sort(),
       heldOut: [...HELD_OUT_SOURCES],
     },
   };
