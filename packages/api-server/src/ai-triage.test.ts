@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import request from "supertest";
-import { RelatedIndex, ReviewModel, fsSourceReader, reviewCode } from "@ax/ai/review";
+import { RelatedIndex, ReviewModel, evidenceOf, fsSourceReader, reviewCode, type FindingFacts } from "@ax/ai/review";
 import { makeGitRepo, waitFor } from "@ax/testkit";
 import { createApiHarness, type ApiHarness } from "@ax/testkit/api";
 
@@ -62,7 +62,8 @@ it("labels every finding with the review model's class, confidence and version, 
     expect(files[f.file]).toBeDefined();
     const code = await reviewCode(related, f.file, f.start_line, f.end_line);
     expect(code).toContain((files[f.file] as string).split("\n")[f.start_line - 1]);
-    const expected = model.review({ code, cwe_id: f.cwe_id, file: f.file });
+    // The worker reviews with the finding's evidence (its dataflow verdict, confidence, snippet).
+    const expected = model.review({ code, cwe_id: f.cwe_id, file: f.file, evidence: evidenceOf(f as FindingFacts, code) });
     expect(f.ai).toMatchObject({ class: expected.class, confidence: expected.confidence, model: model.version });
     expect(f.ai?.reasons.length).toBeGreaterThan(0);
     // The group's default policy only labels: suggested at 0.8 or surer, else needs review.

@@ -5,7 +5,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import request from "supertest";
-import { ReviewModel } from "@ax/ai/review";
+import { ReviewModel, evidenceOf, type FindingFacts } from "@ax/ai/review";
+import { snippetDataflowFacts } from "@ax/scanner";
 import { startFakeOpenAiServer, type FakeOpenAiServer } from "@ax/testkit/fake-openai-server";
 import { createApiHarness, type ApiHarness } from "@ax/testkit/api";
 
@@ -74,7 +75,15 @@ describe("POST /api/v2/ai/review", () => {
   it("answers with the shipped model's calibrated verdict and records the request", async () => {
     const body = await review();
     const model = ReviewModel.load();
-    const expected = model.review({ code: SQLI, cwe_id: "CWE-89", file: "src/Users.java" });
+    // The API runs the taint analysis on the snippet for the same evidence a stored finding gives.
+    const facts = snippetDataflowFacts({ code: SQLI, cwe_id: "CWE-89", file: "src/Users.java", line: "4" });
+    expect(facts?.dataflow?.status).toBe("confirmed");
+    const expected = model.review({
+      code: SQLI,
+      cwe_id: "CWE-89",
+      file: "src/Users.java",
+      evidence: evidenceOf(facts as FindingFacts, SQLI),
+    });
     expect(body).toEqual({
       class: expected.class,
       confidence: expected.confidence,
@@ -159,7 +168,12 @@ describe("POST /api/v2/ai/review with a model server", () => {
       .set("X-AX-KEY", withLlm.tenant.token)
       .send({ code: SQLI, cwe_id: "CWE-89" });
     expect(res.status).toBe(200);
-    const trained = ReviewModel.load().review({ code: SQLI, cwe_id: "CWE-89" });
+    const facts = snippetDataflowFacts({ code: SQLI, cwe_id: "CWE-89" });
+    const trained = ReviewModel.load().review({
+      code: SQLI,
+      cwe_id: "CWE-89",
+      evidence: facts ? evidenceOf(facts as FindingFacts, SQLI) : null,
+    });
     const p = Math.round((0.5 * 1 + 0.5 * trained.pTrue) * 10_000) / 10_000;
     expect(res.body.model).toBe(`${trained.model}+sec-review-1b`);
     expect(res.body.class).toBe("TRUE_POSITIVE");

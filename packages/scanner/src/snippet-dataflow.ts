@@ -92,10 +92,13 @@ function judgeSnippet(input: SnippetInput, opts: SnippetOptions): SnippetFacts {
       : "The taint analysis could not read this code: it does not parse.";
     return { ...plain, dataflow: { status: "unconfirmed", reason, source_kind: null, trace: [] } };
   }
+  // Only a traced path is the taint analysis's own finding (as in a scan, where a refuted or
+  // unconfirmed place is a pattern rule's finding): the review model reads the rule's record
+  // by this name, and the taint rules' record is that of confirmed traces.
+  const own = chosen.status === "confirmed" ? { analyzer: "dataflow", rule_id: chosen.rule_id } : {};
   return {
     ...base,
-    analyzer: "dataflow",
-    rule_id: chosen.rule_id,
+    ...own,
     start_line: chosen.start_line,
     end_line: chosen.end_line,
     snippet: lines[chosen.start_line - 1]?.trim() ?? "",

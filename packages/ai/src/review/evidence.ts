@@ -272,7 +272,8 @@ export function evidenceFeatures(ev: Evidence): { name: string; words: string }[
   if (ev.numericConversion) add("numeric", "the value is converted to a number on the way");
   if (ev.sanitizer) add("sanitizer", "an escaping or sanitizing call is on the path");
   if (ev.allowlist) add("allowlist", "the value is checked against an allowlist or pattern");
-  add(`role:${ev.role}`, ROLE_WORDS[ev.role]);
+  // Application code is the baseline every other role is weighed against: not a reason by itself.
+  if (ev.role !== "app") add(`role:${ev.role}`, ROLE_WORDS[ev.role]);
   add(`kind:${ev.kind}`, KIND_WORDS[ev.kind]);
   return out;
 }
