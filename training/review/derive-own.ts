@@ -56,9 +56,18 @@ export async function deriveOwn(opts: { scratch: string; log: (m: string) => voi
     const { root, labels, scan } = await scanApp(app, APPS_DIR, opts.scratch);
     const related = new RelatedIndex(fsSourceReader(root));
     const group = (f: NormalizedFinding) => `own-apps/${app}/${maskPath(f.file)}`;
-    const { examples, counts } = await labelledExamples(scan.findings, (f) => peerVerdict(labels, f), { source: "own-apps", related, group });
+    const { examples, counts } = await labelledExamples(scan.findings, (f) => peerVerdict(labels, f), {
+      source: "own-apps",
+      related,
+      group,
+    });
     out.examples.push(...examples);
-    const refuted = await labelledExamples(scan.refuted, (f) => peerVerdict(labels, f), { source: "own-apps", related, group, refuted: true });
+    const refuted = await labelledExamples(scan.refuted, (f) => peerVerdict(labels, f), {
+      source: "own-apps",
+      related,
+      group,
+      refuted: true,
+    });
     out.examples.push(...refuted.examples);
     addInto(out.counts, "own-apps", counts);
   }
@@ -71,9 +80,18 @@ export async function deriveOwn(opts: { scratch: string; log: (m: string) => voi
     const scan = await scanTree(root);
     const related = new RelatedIndex(fsSourceReader(root));
     const group = (f: NormalizedFinding) => maskPath(twinGroup(language, f.file));
-    const { examples, counts } = await labelledExamples(scan.findings, (f) => twinVerdict(cases, f), { source: "own-twins", related, group });
+    const { examples, counts } = await labelledExamples(scan.findings, (f) => twinVerdict(cases, f), {
+      source: "own-twins",
+      related,
+      group,
+    });
     out.examples.push(...examples);
-    const refuted = await labelledExamples(scan.refuted, (f) => twinVerdict(cases, f), { source: "own-twins", related, group, refuted: true });
+    const refuted = await labelledExamples(scan.refuted, (f) => twinVerdict(cases, f), {
+      source: "own-twins",
+      related,
+      group,
+      refuted: true,
+    });
     out.examples.push(...refuted.examples);
     addInto(out.counts, "own-twins", counts);
   }

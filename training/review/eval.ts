@@ -100,7 +100,12 @@ function replayed(scored: readonly { e: LabeledExample; p: number }[], threshold
       tpLost: tps.filter((i) => pick(i) < threshold).length / Math.max(1, tps.length),
     };
   };
-  return { triaged: r.triaged, before: summary.before, after: summary.after, atThreshold: { before: at((i) => i.before), after: at((i) => i.after) } };
+  return {
+    triaged: r.triaged,
+    before: summary.before,
+    after: summary.after,
+    atThreshold: { before: at((i) => i.before), after: at((i) => i.after) },
+  };
 }
 
 /** Our parameterized vs concatenated query pairs, reviewed as the API reviews a bare snippet. */
@@ -129,7 +134,9 @@ function latency(model: ReviewModel, examples: readonly LabeledExample[]): { p50
 }
 
 export function evaluateLoso(examples: readonly LabeledExample[], only?: readonly string[]): LosoEvaluation {
-  const sources = [...new Set(examples.filter((e) => !e.refuted).map((e) => e.source))].filter((s) => s !== "feedback" && (!only || only.includes(s))).sort();
+  const sources = [...new Set(examples.filter((e) => !e.refuted).map((e) => e.source))]
+    .filter((s) => s !== "feedback" && (!only || only.includes(s)))
+    .sort();
   const out: LosoEvaluation["sources"] = [];
   for (const source of sources) {
     const started = performance.now();

@@ -13,6 +13,11 @@ const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name), "ut
 
 interface Listed {
   finding_id: string;
+  analyzer: string;
+  rule_id: string;
+  snippet: string;
+  confidence: string;
+  dataflow: FindingFacts["dataflow"];
   file: string;
   start_line: number;
   end_line: number;
@@ -63,7 +68,7 @@ it("labels every finding with the review model's class, confidence and version, 
     const code = await reviewCode(related, f.file, f.start_line, f.end_line);
     expect(code).toContain((files[f.file] as string).split("\n")[f.start_line - 1]);
     // The worker reviews with the finding's evidence (its dataflow verdict, confidence, snippet).
-    const expected = model.review({ code, cwe_id: f.cwe_id, file: f.file, evidence: evidenceOf(f as FindingFacts, code) });
+    const expected = model.review({ code, cwe_id: f.cwe_id, file: f.file, evidence: evidenceOf(f, code) });
     expect(f.ai).toMatchObject({ class: expected.class, confidence: expected.confidence, model: model.version });
     expect(f.ai?.reasons.length).toBeGreaterThan(0);
     // The group's default policy only labels: suggested at 0.8 or surer, else needs review.
