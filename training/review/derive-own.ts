@@ -48,6 +48,17 @@ export function twinGroup(language: string, file: string): string {
   return `own-twins/${language}/${file.replace(/_(vuln|safe)(\.\w+)$/, "$2")}`;
 }
 
+/** The scan's reported findings, labelled, and its refuted matches as training-only examples (their counts are not logged). */
+async function reportedAndRefuted(
+  scan: { findings: readonly NormalizedFinding[]; refuted: readonly NormalizedFinding[] },
+  verdict: (f: NormalizedFinding) => PeerVerdict,
+  opts: { source: "own-apps" | "own-twins"; related: RelatedIndex; group: (f: NormalizedFinding) => string },
+): Promise<{ examples: LabeledExample[]; counts: VerdictCounts }> {
+  const reported = await labelledExamples(scan.findings, verdict, opts);
+  const refuted = await labelledExamples(scan.refuted, verdict, { ...opts, refuted: true });
+  return { examples: [...reported.examples, ...refuted.examples], counts: reported.counts };
+}
+
 export async function deriveOwn(opts: { scratch: string; log: (m: string) => void }): Promise<OwnDerived> {
   const out: OwnDerived = { examples: [], counts: {} };
   const apps = (await readdir(APPS_DIR, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
@@ -56,19 +67,8 @@ export async function deriveOwn(opts: { scratch: string; log: (m: string) => voi
     const { root, labels, scan } = await scanApp(app, APPS_DIR, opts.scratch);
     const related = new RelatedIndex(fsSourceReader(root));
     const group = (f: NormalizedFinding) => `own-apps/${app}/${maskPath(f.file)}`;
-    const { examples, counts } = await labelledExamples(scan.findings, (f) => peerVerdict(labels, f), {
-      source: "own-apps",
-      related,
-      group,
-    });
+    const { examples, counts } = await reportedAndRefuted(scan, (f) => peerVerdict(labels, f), { source: "own-apps", related, group });
     out.examples.push(...examples);
-    const refuted = await labelledExamples(scan.refuted, (f) => peerVerdict(labels, f), {
-      source: "own-apps",
-      related,
-      group,
-      refuted: true,
-    });
-    out.examples.push(...refuted.examples);
     addInto(out.counts, "own-apps", counts);
   }
   for (const language of LABELED_LANGUAGES) {
@@ -80,19 +80,8 @@ export async function deriveOwn(opts: { scratch: string; log: (m: string) => voi
     const scan = await scanTree(root);
     const related = new RelatedIndex(fsSourceReader(root));
     const group = (f: NormalizedFinding) => maskPath(twinGroup(language, f.file));
-    const { examples, counts } = await labelledExamples(scan.findings, (f) => twinVerdict(cases, f), {
-      source: "own-twins",
-      related,
-      group,
-    });
+    const { examples, counts } = await reportedAndRefuted(scan, (f) => twinVerdict(cases, f), { source: "own-twins", related, group });
     out.examples.push(...examples);
-    const refuted = await labelledExamples(scan.refuted, (f) => twinVerdict(cases, f), {
-      source: "own-twins",
-      related,
-      group,
-      refuted: true,
-    });
-    out.examples.push(...refuted.examples);
     addInto(out.counts, "own-twins", counts);
   }
   return out;
