@@ -233,6 +233,8 @@ export function fromSchema(s: JsonSchema): fc.Arbitrary<unknown> {
     }
     case "boolean":
       return fc.boolean();
+    case "null":
+      return fc.constant(null);
     case "array":
       return fc.array(s.items ? fromSchema(s.items) : fc.jsonValue(), { maxLength: 4 });
     case "object":

@@ -207,9 +207,18 @@ describe("processScan", () => {
         .orderBy("fingerprint")
         .execute();
     };
-    await run();
+    // An organization of its own, without triage: its labels are the model's alone (org-learning.ts
+    // would otherwise move them by whatever earlier tests triaged), as in the fresh one below.
+    const mine = await bootstrap(db, {
+      orgName: "Mine",
+      email: "mine@mine.test",
+      displayName: "M",
+      identityProvider: "github",
+      expiresInDays: 1,
+    });
+    await run(stack.config, mine);
     commitFiles(repo, { "b/y.js": "const q = req.query.x;\neval(q);\n" }, "change one file");
-    const cached = await run();
+    const cached = await run(stack.config, mine);
     const other = await bootstrap(db, {
       orgName: "Fresh",
       email: "fresh@fresh.test",
