@@ -18,7 +18,7 @@ const READERS: Record<string, string[]> = {
   "bench:perf": ["juliet-java-1.2.tar.gz", "juliet-c-1.3.tar.gz"],
   "bench:scan": ["juliet-java-1.2.tar.gz", "juliet-c-1.3.tar.gz"],
   "bench:scale": ["juliet-java-1.2.tar.gz", "juliet-c-1.3.tar.gz"],
-  "ai:data": ["juliet-java-1.2.tar.gz", "castle-c250.json", "juliet-c-1.3.tar.gz"],
+  "ai:data": ["juliet-java-1.2.tar.gz", "castle-c250.json", "juliet-c-1.3.tar.gz", "peer-labelled.tar.gz"],
 };
 
 it.each(Object.entries(READERS))(

@@ -39,6 +39,8 @@ describe("ax admin", () => {
         "0009_finding_list_rank",
         "0010_scan_diff",
         "0011_refuted_matches",
+        "0012_ai_reasons_policy",
+        "0013_ai_learning",
       ],
     });
     expect(ax("admin", "migrate").out).toContain("up to date");

@@ -115,6 +115,7 @@ const BODIES: Record<string, unknown> = {
   "POST /:organization_id/chatbot": { prompt: "who am I?" },
   "POST /organization/:organization_id/webhooks": { url: "https://hooks.example.test/intruder", events: ["scan.completed"] },
   "PATCH /organization/:organization_id/webhooks/:webhook_id": { url: "https://hooks.example.test/intruder" },
+  "PUT /organization/:organization_id/group/:group_id/ai-policy": { auto_close_at: 0.99 },
 };
 
 /** The organization in the query, for the routes that take it (an unknown query parameter is a 400). */
