@@ -6,4 +6,5 @@ export * from "./body";
 export * from "./webhook";
 export * from "./admin";
 export * from "./notices";
+export * from "./org-labels";
 export * from "./api/index";

@@ -12,36 +12,10 @@
  * latest vote per request), with what the model saw (`ai_requests.input`).
  */
 import { sql } from "kysely";
+import type { OrgLabelRow, TriagedLabelRow, VoteLabelRow } from "@ax/contracts";
 import type { Db } from "./client";
 
-/** A finding someone in the organization marked TRUE POSITIVE or FALSE POSITIVE. */
-export interface TriagedLabelRow {
-  kind: "finding";
-  truePositive: boolean;
-  projectId: string;
-  fingerprint: string;
-  analyzer: string;
-  rule_id: string;
-  cwe_id: string | null;
-  file: string;
-  snippet: string;
-  /** The AI's p(TRUE_POSITIVE) on the finding decided on (null without a label). */
-  pTrue: number | null;
-}
-
-/** A vote on a review answer: "true" confirms the class returned, "false" says the other one was right. */
-export interface VoteLabelRow {
-  kind: "vote";
-  truePositive: boolean;
-  cwe_id: string | null;
-  file: string | null;
-  line: string | null;
-  code: string;
-  /** The p(TRUE_POSITIVE) the answer voted on gave. */
-  pTrue: number | null;
-}
-
-export type OrgLabelRow = TriagedLabelRow | VoteLabelRow;
+export type { TriagedLabelRow, VoteLabelRow, OrgLabelRow };
 
 /** At most this many labels of each kind are read (the most recent). */
 export const ORG_LABEL_LIMIT = 10_000;

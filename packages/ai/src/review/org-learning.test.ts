@@ -126,6 +126,7 @@ describe("adjustVerdict", () => {
       file: "Snippet.java",
       line: null,
       code: 'rs = stmt.executeQuery("SELECT a FROM b WHERE c = " + c);',
+      pTrue: null,
     });
     const stats = buildOrgStats([vote, vote]);
     const moved = adjustVerdict(verdict(0.9), SQLI, stats);

@@ -24,7 +24,8 @@
  * ai-learning.ts) never mixes organizations.
  */
 import { createHash } from "node:crypto";
-import { stripComments } from "./features";
+import type { OrgLabelRow } from "@ax/contracts";
+import { stripComments } from "./comments";
 
 export const LEVELS = ["shape", "dir", "rule", "cwe-shape"] as const;
 export type Level = (typeof LEVELS)[number];
@@ -410,28 +411,7 @@ function sinkLine(code: string, line: string | null | undefined): string | null 
 }
 
 /** A stored label (packages/db ai-learning.ts: a triaged finding or a vote on a review answer). */
-export type StoredLabel =
-  | {
-      kind: "finding";
-      truePositive: boolean;
-      projectId: string;
-      fingerprint: string;
-      analyzer: string;
-      rule_id: string;
-      cwe_id: string | null;
-      file: string;
-      snippet: string;
-      pTrue?: number | null;
-    }
-  | {
-      kind: "vote";
-      truePositive: boolean;
-      cwe_id: string | null;
-      file: string | null;
-      line: string | null;
-      code: string;
-      pTrue?: number | null;
-    };
+export type StoredLabel = OrgLabelRow;
 
 export function orgLabelOf(row: StoredLabel): OrgLabel {
   const pTrue = row.pTrue ?? null;
